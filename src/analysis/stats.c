@@ -1,0 +1,321 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stats.h"
+
+#define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
+#define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
+#define PAGE_MB (1.0 / 256) /* 4 KiB pages per MiB */
+
+struct sample { int64_t ts_us; int64_t written; };
+
+struct task_bw { int pid; uint64_t pages; double seconds; uint64_t bdp_dirtied; };
+
+struct extra { char name[48]; double value; };
+
+struct stats_acc {
+	/* flusher global_dirty_state samples for write_bw (writeback-tests rule) */
+	struct sample ring[RING];
+	uint64_t nflush;
+	struct sample flush0;
+	/* all global_dirty_state samples: time-weighted levels */
+	uint64_t ngds;
+	int64_t first_ts, last_ts, first_dirtied, last_dirtied, first_written, last_written;
+	int64_t prev_ts, prev_nr_dirty, prev_dirty, prev_hard;
+	double area_nr_dirty, area_dirty, over_limit_us;
+	int64_t max_nr_dirty, max_dirty, max_writeback, max_unstable;
+	/* balance_dirty_pages */
+	uint64_t nbdp, npause;
+	uint64_t pause_hist[PAUSE_HIST];
+	int64_t pause_max;
+	double pause_sum, task_rl_sum, paused_max;
+	/* bdi_dirty_ratelimit */
+	uint64_t nbdr;
+	double dirty_rl_sum, balanced_rl_sum, awrite_bw_sum;
+	/* per task */
+	struct task_bw tasks[STATS_MAX_TASKS];
+	int ntasks;
+	uint64_t n31_start, n31_wait;
+	/* NFS commit events */
+	uint64_t ncommit_sent, commit_pages;
+	struct extra extra[STATS_MAX_EXTRA];
+	int nextra;
+};
+
+struct stats_acc *stats_new(void)
+{
+	return calloc(1, sizeof(struct stats_acc));
+}
+
+void stats_free(struct stats_acc *s)
+{
+	free(s);
+}
+
+int stats_is_flusher(const char *comm)
+{
+	return strncmp(comm, "flush-", 6) == 0 || strncmp(comm, "kworker/", 8) == 0;
+}
+
+static struct task_bw *task_slot(struct stats_acc *s, int pid)
+{
+	for (int i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].pid == pid)
+			return &s->tasks[i];
+	if (s->ntasks == STATS_MAX_TASKS)
+		return NULL;
+	struct task_bw *t = &s->tasks[s->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	return t;
+}
+
+static void feed_gds(struct stats_acc *s, const struct wb_event *e)
+{
+	int64_t dirty = e->v[F_DIRTY], wb = e->v[F_WRITEBACK];
+	int64_t unst = wb_event_has(e, F_UNSTABLE) ? e->v[F_UNSTABLE] : 0;
+	int64_t nr_dirty = dirty + wb + unst;
+	int64_t hard = e->v[F_THRESH] > e->v[F_LIMIT] ? e->v[F_THRESH] : e->v[F_LIMIT];
+
+	if (s->ngds == 0) {
+		s->first_ts = e->ts_us;
+		s->first_dirtied = e->v[F_DIRTIED];
+		s->first_written = e->v[F_WRITTEN];
+	} else if (e->ts_us > s->prev_ts) {
+		/* each sample's level holds until the next sample */
+		double dt = (double)(e->ts_us - s->prev_ts);
+		s->area_nr_dirty += dt * (double)s->prev_nr_dirty;
+		s->area_dirty += dt * (double)s->prev_dirty;
+		if (s->prev_nr_dirty > s->prev_hard)
+			s->over_limit_us += dt;
+	}
+	s->ngds++;
+	s->prev_ts = s->last_ts = e->ts_us;
+	s->prev_nr_dirty = nr_dirty;
+	s->prev_dirty = dirty;
+	s->prev_hard = hard;
+	s->last_dirtied = e->v[F_DIRTIED];
+	s->last_written = e->v[F_WRITTEN];
+	if (nr_dirty > s->max_nr_dirty) s->max_nr_dirty = nr_dirty;
+	if (dirty > s->max_dirty) s->max_dirty = dirty;
+	if (wb > s->max_writeback) s->max_writeback = wb;
+	if (unst > s->max_unstable) s->max_unstable = unst;
+
+	if (stats_is_flusher(e->comm)) {
+		if (s->nflush == 0) {
+			s->flush0.ts_us = e->ts_us;
+			s->flush0.written = e->v[F_WRITTEN];
+		}
+		struct sample *r = &s->ring[s->nflush % RING];
+		r->ts_us = e->ts_us;
+		r->written = e->v[F_WRITTEN];
+		s->nflush++;
+	}
+}
+
+static void feed_bdp(struct stats_acc *s, const struct wb_event *e)
+{
+	s->nbdp++;
+	s->task_rl_sum += (double)e->v[F_TASK_RATELIMIT];
+	if ((double)e->v[F_PAUSED] > s->paused_max)
+		s->paused_max = (double)e->v[F_PAUSED];
+	struct task_bw *t = task_slot(s, e->pid);
+	if (t)
+		t->bdp_dirtied += (uint64_t)(e->v[F_DIRTIED] > 0 ? e->v[F_DIRTIED] : 0);
+	int64_t p = e->v[F_PAUSE];
+	if (p <= 0)
+		return;
+	s->npause++;
+	s->pause_sum += (double)p;
+	if (p > s->pause_max)
+		s->pause_max = p;
+	s->pause_hist[p < PAUSE_HIST ? p : PAUSE_HIST - 1]++;
+}
+
+void stats_feed(struct stats_acc *s, const struct wb_event *e)
+{
+	switch (e->type) {
+	case EV_GLOBAL_DIRTY_STATE:
+		feed_gds(s, e);
+		break;
+	case EV_BALANCE_DIRTY_PAGES:
+		feed_bdp(s, e);
+		break;
+	case EV_BDI_DIRTY_RATELIMIT:
+		s->nbdr++;
+		s->dirty_rl_sum += (double)e->v[F_DIRTY_RATELIMIT];
+		s->balanced_rl_sum += (double)e->v[F_BALANCED_DIRTY_RATELIMIT];
+		s->awrite_bw_sum += (double)e->v[F_AWRITE_BW];
+		break;
+	case EV_BALANCE_DIRTY_START:
+		s->n31_start++;
+		break;
+	case EV_BALANCE_DIRTY_WAIT:
+		s->n31_wait++;
+		break;
+	case EV_NFS_COMMIT_UNSTABLE_PAGES:
+		if (e->v[F_RET] > 0) {
+			s->ncommit_sent++;
+			s->commit_pages += (uint64_t)e->v[F_RET];
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void stats_task(struct stats_acc *s, int pid, uint64_t pages, double seconds)
+{
+	struct task_bw *t = task_slot(s, pid);
+	if (t) {
+		t->pages = pages;
+		t->seconds = seconds;
+	}
+}
+
+void stats_set(struct stats_acc *s, const char *name, double value)
+{
+	for (int i = 0; i < s->nextra; i++)
+		if (strcmp(s->extra[i].name, name) == 0) {
+			s->extra[i].value = value;
+			return;
+		}
+	if (s->nextra == STATS_MAX_EXTRA)
+		return;
+	snprintf(s->extra[s->nextra].name, sizeof(s->extra[0].name), "%s", name);
+	s->extra[s->nextra++].value = value;
+}
+
+static void put(FILE *f, const char *name, double v)
+{
+	if (!isfinite(v))
+		v = 0;
+	if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(f, "%s %.0f\n", name, v);
+	else
+		fprintf(f, "%s %.4f\n", name, v);
+}
+
+/* Nearest-rank percentile over the pause histogram. */
+static int64_t pause_pct(const struct stats_acc *s, double pct)
+{
+	if (!s->npause)
+		return 0;
+	uint64_t rank = (uint64_t)ceil(pct / 100.0 * (double)s->npause);
+	if (rank < 1)
+		rank = 1;
+	uint64_t seen = 0;
+	for (int i = 0; i < PAUSE_HIST; i++) {
+		seen += s->pause_hist[i];
+		if (seen >= rank)
+			return i == PAUSE_HIST - 1 ? s->pause_max : i;
+	}
+	return s->pause_max;
+}
+
+/* write_bw as writeback-tests' compare computed it: flusher samples, end point
+ * n = min(N/10, 100) samples before the last, MB = 256 pages. */
+static double write_bw(const struct stats_acc *s)
+{
+	uint64_t N = s->nflush;
+	if (N < 2)
+		return 0;
+	uint64_t n = N / 10 < 100 ? N / 10 : 100;
+	const struct sample *b = &s->ring[(N - 1 - n) % RING];
+	if (b->ts_us <= s->flush0.ts_us)
+		return 0;
+	return (double)(b->written - s->flush0.written) * PAGE_MB /
+	       ((double)(b->ts_us - s->flush0.ts_us) / 1e6);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct task_bw *x = a, *y = b;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Per-task bandwidth (MB/s) and Jain's fairness index (sum x)^2 / (n sum x^2). */
+static void write_tasks(struct stats_acc *s, FILE *f)
+{
+	double bw[STATS_MAX_TASKS];
+	int n = 0;
+	double dur = (double)(s->last_ts - s->first_ts) / 1e6;
+	qsort(s->tasks, (size_t)s->ntasks, sizeof(s->tasks[0]), cmp_pid);
+	for (int i = 0; i < s->ntasks; i++) {
+		const struct task_bw *t = &s->tasks[i];
+		if (t->seconds > 0)
+			bw[n++] = (double)t->pages * PAGE_MB / t->seconds;
+		else if (t->bdp_dirtied && dur > 0)
+			bw[n++] = (double)t->bdp_dirtied * PAGE_MB / dur;
+	}
+	put(f, "tasks", n);
+	if (!n)
+		return;
+	double sum = 0, sq = 0;
+	char name[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "task_bw_%d", i);
+		put(f, name, bw[i]);
+		sum += bw[i];
+		sq += bw[i] * bw[i];
+	}
+	qsort(bw, (size_t)n, sizeof(bw[0]), cmp_double);
+	put(f, "task_bw_min", bw[0]);
+	put(f, "task_bw_max", bw[n - 1]);
+	put(f, "task_bw_sum", sum);
+	put(f, "fairness_jain", sq > 0 ? sum * sum / (n * sq) : 0);
+}
+
+int stats_write(struct stats_acc *s, FILE *f)
+{
+	double dur = (double)(s->last_ts - s->first_ts) / 1e6;
+	double span_us = (double)(s->last_ts - s->first_ts);
+	put(f, "write_bw", write_bw(s));
+	put(f, "duration_s", dur);
+	put(f, "gds_samples", (double)s->ngds);
+	put(f, "flusher_samples", (double)s->nflush);
+	put(f, "dirtied_pages", (double)(s->last_dirtied - s->first_dirtied));
+	put(f, "written_pages", (double)(s->last_written - s->first_written));
+	put(f, "dirtied_mb", (double)(s->last_dirtied - s->first_dirtied) * PAGE_MB);
+	put(f, "written_mb", (double)(s->last_written - s->first_written) * PAGE_MB);
+	put(f, "nr_dirty_max_pages", (double)s->max_nr_dirty);
+	put(f, "nr_dirty_max_mb", (double)s->max_nr_dirty * PAGE_MB);
+	double mean_nr = span_us > 0 ? s->area_nr_dirty / span_us : (double)s->prev_nr_dirty;
+	double mean_d = span_us > 0 ? s->area_dirty / span_us : (double)s->prev_dirty;
+	put(f, "nr_dirty_mean_pages", round(mean_nr * 10) / 10);
+	put(f, "nr_dirty_mean_mb", round(mean_nr * PAGE_MB * 1000) / 1000);
+	put(f, "dirty_max_pages", (double)s->max_dirty);
+	put(f, "dirty_mean_pages", round(mean_d * 10) / 10);
+	put(f, "writeback_max_pages", (double)s->max_writeback);
+	put(f, "unstable_max_pages", (double)s->max_unstable);
+	put(f, "time_over_limit_s", s->over_limit_us / 1e6);
+	put(f, "bdp_events", (double)s->nbdp);
+	put(f, "pause_count", (double)s->npause);
+	put(f, "pause_ms_mean", s->npause ? s->pause_sum / (double)s->npause : 0);
+	put(f, "pause_ms_p50", (double)pause_pct(s, 50));
+	put(f, "pause_ms_p90", (double)pause_pct(s, 90));
+	put(f, "pause_ms_p99", (double)pause_pct(s, 99));
+	put(f, "pause_ms_max", (double)s->pause_max);
+	put(f, "paused_ms_max", s->paused_max);
+	put(f, "task_ratelimit_mean_kbps", s->nbdp ? s->task_rl_sum / (double)s->nbdp : 0);
+	put(f, "ratelimit_updates", (double)s->nbdr);
+	put(f, "dirty_ratelimit_mean_kbps", s->nbdr ? s->dirty_rl_sum / (double)s->nbdr : 0);
+	put(f, "balanced_ratelimit_mean_kbps", s->nbdr ? s->balanced_rl_sum / (double)s->nbdr : 0);
+	put(f, "avg_write_bw_mean_kbps", s->nbdr ? s->awrite_bw_sum / (double)s->nbdr : 0);
+	put(f, "balance_dirty_start_events", (double)s->n31_start);
+	put(f, "balance_dirty_wait_events", (double)s->n31_wait);
+	if (s->ncommit_sent) {
+		put(f, "commit_events", (double)s->ncommit_sent);
+		put(f, "commit_pages_mean", (double)s->commit_pages / (double)s->ncommit_sent);
+	}
+	write_tasks(s, f);
+	for (int i = 0; i < s->nextra; i++)
+		put(f, s->extra[i].name, s->extra[i].value);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,35 @@
+/* The one definition of every metric in a result's `stats` file.  Fed by the
+ * simulator, by `wblab import` and by real runs alike: events in, numbers out.
+ * Memory is constant in trace length (rings and histograms, no sample lists). */
+#ifndef WBLAB_STATS_H
+#define WBLAB_STATS_H
+#include <stdio.h>
+#include <stdint.h>
+#include "../trace/event.h"
+
+struct stats_acc;
+
+struct stats_acc *stats_new(void);
+void stats_free(struct stats_acc *s);
+
+/* Every event, in timestamp order. */
+void stats_feed(struct stats_acc *s, const struct wb_event *e);
+
+/* Progress of one writer task (pages it wrote, over `seconds`), known to the
+ * simulator and the runner; import derives it from balance_dirty_pages. */
+void stats_task(struct stats_acc *s, int pid, uint64_t pages, double seconds);
+
+/* A metric that only the producer can know (flusher IO count, pages written
+ * by dirtiers in 3.1, NFS mountstats figures...).  Later calls overwrite. */
+void stats_set(struct stats_acc *s, const char *name, double value);
+
+/* Writes "name value" lines in a fixed order; returns 0 or -1. */
+int stats_write(struct stats_acc *s, FILE *f);
+
+/* True when `comm` is a flusher thread: "flush-8:0" (3.x) or a kworker (4.x+). */
+int stats_is_flusher(const char *comm);
+
+#define STATS_MAX_TASKS 1024
+#define STATS_MAX_EXTRA 128
+
+#endif

@@ -1,0 +1,76 @@
+/* wblab: a writeback lab.  Dispatch to one subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "../util/util.h"
+
+static const struct wb_command *const commands[] = {
+	&cmd_sim, &cmd_seed, &cmd_run, &cmd_import, &cmd_compare, &cmd_plot, &cmd_report,
+	&cmd_calibrate, &cmd_validate,
+};
+
+int wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void overview(FILE *f)
+{
+	fprintf(f, "wblab %s - a writeback lab: simulate, run, compare and plot Linux dirty-page\n"
+		   "throttling (balance_dirty_pages) across kernels.\n\n"
+		   "usage: wblab COMMAND [options]\n\ncommands:\n", WBLAB_VERSION);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(f, "  %-10s %s\n\n", "help", "help [COMMAND]: this text, or a command's options");
+	fprintf(f, "wblab --version prints the version.  See README.md and docs/.\n");
+}
+
+static const struct wb_command *find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		overview(stderr);
+		return EXIT_USAGE;
+	}
+	const char *c = argv[1];
+	if (strcmp(c, "--version") == 0 || strcmp(c, "version") == 0) {
+		printf("wblab %s\n", WBLAB_VERSION);
+		return 0;
+	}
+	if (strcmp(c, "help") == 0 || strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0) {
+		if (argc > 2) {
+			const struct wb_command *cmd = find(argv[2]);
+			if (!cmd) {
+				wb_error("unknown command '%s' (see 'wblab help')", argv[2]);
+				return EXIT_USAGE;
+			}
+			fputs(cmd->usage, stdout);
+			return 0;
+		}
+		overview(stdout);
+		return 0;
+	}
+	const struct wb_command *cmd = find(c);
+	if (!cmd) {
+		wb_error("unknown command '%s' (see 'wblab help')", c);
+		return EXIT_USAGE;
+	}
+	if (wants_help(argc - 1, argv + 1)) {
+		fputs(cmd->usage, stdout);
+		return 0;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,34 @@
+/* Text layout of each writeback event as a given kernel era printed it. */
+#ifndef WBLAB_TRACE_FORMAT_H
+#define WBLAB_TRACE_FORMAT_H
+#include "event.h"
+
+enum trace_era {
+	ERA_3_1_RC8,  /* 3.1-rc8: writeback_single_inode has age in ms, no dirtied_when */
+	ERA_3_1,      /* 3.1 final */
+	ERA_3_2,      /* 3.2: balance_dirty_pages, bdi_dirty_ratelimit, reason= */
+	ERA_6X,       /* current: no unstable, wb_setpoint/wb_dirty, period/think, cgroup_ino */
+	ERA_COUNT
+};
+
+enum payload_prefix { PFX_NONE, PFX_BDI_COLON, PFX_BDI };
+
+struct trace_fmt {
+	enum payload_prefix prefix;
+	int nfields;
+	enum wb_field fields[16];
+	const char *names[16];   /* spelling in this era, NULL = canonical name */
+	unsigned work_class : 1; /* "sb_dev %d:%d" before the fields, reason= after (3.2+) */
+	unsigned bare_written : 1; /* balance_dirty_written: "written %d" without '=' */
+	unsigned state_string : 1; /* writeback_single_inode state=I_DIRTY_PAGES|... */
+};
+
+/* NULL when the era had no such event. */
+const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t);
+const char *trace_era_name(enum trace_era era);
+int trace_era_lookup(const char *name);
+
+/* Inode state bits as the kernel names them in writeback_single_inode. */
+enum { WB_I_DIRTY_SYNC = 1, WB_I_DIRTY_DATASYNC = 2, WB_I_DIRTY_PAGES = 4, WB_I_SYNC = 128 };
+
+#endif

@@ -1,0 +1,28 @@
+/* Streaming reader of writeback trace events from ftrace text (the `trace`
+ * file, `trace_pipe`, `trace-cmd report` output) or a trace-cmd .dat file.
+ * Fields are matched by name, so 3.x, 4.x and 6.x layouts all parse.  Memory
+ * does not grow with trace length. */
+#ifndef WBLAB_TRACE_READ_H
+#define WBLAB_TRACE_READ_H
+#include <stdio.h>
+#include "event.h"
+
+struct trace_reader;
+
+/* Opens a file ("-" = stdin).  .dat files (trace-cmd) are detected by magic.
+ * Returns NULL with a one-line reason (naming the file) in err. */
+struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen);
+
+/* Next known writeback/nfs event, in file order.  Lines of other events,
+ * headers and comments are skipped.  Returns 1 with *e filled, 0 at end of
+ * file, -1 on a malformed line of a known event (reason with file:line in err). */
+int trace_reader_next(struct trace_reader *r, struct wb_event *e, char *err, size_t errlen);
+
+/* Parses one text line; 1 = event, 0 = not a known event, -1 = malformed. */
+int trace_parse_line(const char *line, size_t len, struct wb_event *e);
+
+/* Lines read so far (for messages). */
+unsigned long trace_reader_lineno(const struct trace_reader *r);
+void trace_reader_close(struct trace_reader *r);
+
+#endif

@@ -1,0 +1,164 @@
+/* Hand-rolled integer formatting: the simulator writes millions of lines and
+ * printf would dominate its run time. */
+#include <stdlib.h>
+#include <string.h>
+#include "trace_write.h"
+
+#define WBUF_CAP (1 << 20)
+
+struct out { char *p; char *end; };
+
+static void put_str(struct out *o, const char *s)
+{
+	while (*s && o->p < o->end)
+		*o->p++ = *s++;
+}
+
+static void put_int(struct out *o, int64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		tmp[n++] = '-';
+	while (n && o->p < o->end)
+		*o->p++ = tmp[--n];
+}
+
+/* Right- or left-justified integer in a field of width w, zero- or space-padded. */
+static void put_int_w(struct out *o, int64_t v, int w, char pad, int left)
+{
+	char tmp[24];
+	struct out t = { tmp, tmp + sizeof(tmp) };
+	put_int(&t, v);
+	int n = (int)(t.p - tmp);
+	if (!left)
+		for (int i = n; i < w && o->p < o->end; i++)
+			*o->p++ = pad;
+	for (int i = 0; i < n && o->p < o->end; i++)
+		*o->p++ = tmp[i];
+	if (left)
+		for (int i = n; i < w && o->p < o->end; i++)
+			*o->p++ = pad;
+}
+
+static void put_state(struct out *o, int64_t st)
+{
+	static const struct { int bit; const char *name; } bits[] = {
+		{ WB_I_DIRTY_SYNC, "I_DIRTY_SYNC" }, { WB_I_DIRTY_DATASYNC, "I_DIRTY_DATASYNC" },
+		{ WB_I_DIRTY_PAGES, "I_DIRTY_PAGES" }, { WB_I_SYNC, "I_SYNC" },
+	};
+	int first = 1;
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		if (!(st & bits[i].bit))
+			continue;
+		if (!first)
+			put_str(o, "|");
+		put_str(o, bits[i].name);
+		first = 0;
+	}
+	if (first)
+		put_str(o, "0");
+}
+
+size_t trace_format_line(enum trace_era era, const struct wb_event *e, char *buf, size_t cap)
+{
+	const struct trace_fmt *fmt = trace_fmt_get(era, e->type);
+	struct out o = { buf, buf + cap };
+	if (!fmt || cap == 0)
+		return 0;
+	size_t cl = strlen(e->comm);
+	for (size_t i = cl; i < 16 && o.p < o.end; i++)
+		*o.p++ = ' ';
+	put_str(&o, e->comm);
+	put_str(&o, "-");
+	put_int_w(&o, e->pid, 5, ' ', 1);
+	put_str(&o, " [");
+	put_int_w(&o, e->cpu, 3, '0', 0);
+	put_str(&o, "] ");
+	put_int_w(&o, e->ts_us / 1000000, 5, ' ', 0);
+	put_str(&o, ".");
+	put_int_w(&o, e->ts_us % 1000000, 6, '0', 0);
+	put_str(&o, ": ");
+	put_str(&o, wb_event_name(e->type));
+	put_str(&o, ": ");
+	if (fmt->prefix != PFX_NONE) {
+		put_str(&o, "bdi ");
+		put_str(&o, e->bdi);
+		if (fmt->prefix == PFX_BDI_COLON)
+			put_str(&o, ":");
+	}
+	if (fmt->work_class)
+		put_str(&o, " sb_dev 0:0");
+	for (int i = 0; i < fmt->nfields; i++) {
+		enum wb_field f = fmt->fields[i];
+		if (i > 0 || fmt->prefix != PFX_NONE)
+			put_str(&o, " ");
+		put_str(&o, fmt->names[i] ? fmt->names[i] : wb_field_name(f));
+		put_str(&o, fmt->bare_written ? " " : "=");
+		if (f == F_STATE && fmt->state_string)
+			put_state(&o, e->v[f]);
+		else
+			put_int(&o, e->v[f]);
+	}
+	if (fmt->work_class && era >= ERA_3_2) {
+		put_str(&o, " reason=");
+		put_str(&o, e->reason[0] ? e->reason : "background");
+	}
+	if (o.p >= o.end)
+		return 0;
+	return (size_t)(o.p - buf);
+}
+
+int trace_writer_open(struct trace_writer *w, const char *path, enum trace_era era)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = fopen(path, "w");
+	if (!w->f)
+		return -1;
+	w->buf = malloc(WBUF_CAP);
+	if (!w->buf) {
+		fclose(w->f);
+		return -1;
+	}
+	w->era = era;
+	w->len = (size_t)snprintf(w->buf, WBUF_CAP, "# tracer: nop\n#\n");
+	return 0;
+}
+
+static void flush_buf(struct trace_writer *w)
+{
+	if (w->len && fwrite(w->buf, 1, w->len, w->f) != w->len)
+		w->error = 1;
+	w->len = 0;
+}
+
+void trace_write_event(struct trace_writer *w, const struct wb_event *e)
+{
+	if (WBUF_CAP - w->len < 1024)
+		flush_buf(w);
+	size_t n = trace_format_line(w->era, e, w->buf + w->len, WBUF_CAP - w->len - 1);
+	if (!n)
+		return;
+	w->len += n;
+	w->buf[w->len++] = '\n';
+	w->lines++;
+}
+
+int trace_writer_close(struct trace_writer *w)
+{
+	if (!w->f)
+		return 0;
+	flush_buf(w);
+	int rc = w->error;
+	if (fclose(w->f) != 0)
+		rc = 1;
+	free(w->buf);
+	w->f = NULL;
+	w->buf = NULL;
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,32 @@
+/* Small helpers shared by every part of wblab. */
+#ifndef WBLAB_UTIL_H
+#define WBLAB_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define WBLAB_VERSION "0.1.0"
+#define PAGE_SIZE_BYTES 4096ULL
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit status for bad input (usage, malformed case, unknown key). */
+#define EXIT_USAGE 2
+
+/* Prints "wblab: <msg>\n" to stderr. */
+void wb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "100M", "4k", "1G", "512" (bytes). K/M/G are binary. Returns 0 or -1. */
+int parse_size(const char *s, uint64_t *bytes);
+/* Strict integer / double parse of the whole string. */
+int parse_u64(const char *s, uint64_t *v);
+int parse_double(const char *s, double *v);
+
+/* mkdir -p; 0 or -1 with errno. */
+int mkdir_p(const char *path);
+/* rm -rf of a directory we created ourselves. */
+int remove_tree(const char *path);
+
+int ilog2_u64(uint64_t x);           /* floor(log2 x), x >= 1 */
+uint64_t roundup_pow2(uint64_t x);
+int fls_u64(uint64_t x);             /* index of highest set bit, from 1; 0 for 0 */
+
+#endif
