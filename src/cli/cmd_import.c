@@ -1,14 +1,345 @@
-/* Placeholder until the import command lands (see the open issues). */
+/* wblab import: turn a kernel trace (ftrace text, trace-cmd report output or a
+ * trace-cmd .dat) into a result directory, with stats computed by the shared
+ * stats code exactly as for simulated and real runs. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "commands.h"
+#include "../analysis/stats.h"
+#include "../result/result.h"
+#include "../trace/trace_read.h"
+#include "../util/case.h"
 #include "../util/util.h"
+
+static const char usage[] =
+	"usage: wblab import TRACE -o DIR [--case CASE] [--kernel NAME]\n"
+	"\n"
+	"Reads a writeback trace and writes the result directory DIR/GROUP/CASE-KERNEL\n"
+	"with trace (kernel text format), stats, meta (source import) and cmdline.\n"
+	"\n"
+	"  TRACE          ftrace text (the tracefs `trace` or `trace_pipe` file, any kernel\n"
+	"                 from 3.1 to 6.x), `trace-cmd report` output, or a trace-cmd .dat\n"
+	"                 file (converted to text); '-' reads text from stdin\n"
+	"  -o, --out DIR  result root\n"
+	"  --case CASE    [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG.  Default: taken from the\n"
+	"                 path when it follows the writeback-tests layout\n"
+	"                 GROUP/CASE-KERNEL/trace (or the file is named CASE[-KERNEL].ext);\n"
+	"                 required otherwise\n"
+	"  --kernel NAME  kernel name in the directory name.  Default: from the path as\n"
+	"                 above, else the trace era detected from the event formats\n"
+	"                 (3.1-rc8, 3.1, 3.2, 3.3+, 6.x), else \"imported\"\n"
+	"\n"
+	"Exit status: 0 ok, 1 unreadable or malformed trace (nothing is written),\n"
+	"2 usage error.\n";
+
+struct import_opts {
+	const char *trace, *out, *case_arg, *kernel;
+};
+
+static int parse_args(int argc, char **argv, struct import_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], **dst = NULL;
+		if (!strcmp(a, "-o") || !strcmp(a, "--out"))
+			dst = &o->out;
+		else if (!strcmp(a, "--case"))
+			dst = &o->case_arg;
+		else if (!strcmp(a, "--kernel"))
+			dst = &o->kernel;
+		else if (!strncmp(a, "--case=", 7) || !strncmp(a, "--out=", 6) ||
+			 !strncmp(a, "--kernel=", 9)) {
+			const char *v = strchr(a, '=') + 1;
+			*(a[2] == 'c' ? &o->case_arg : a[2] == 'o' ? &o->out : &o->kernel) = v;
+			continue;
+		} else if (a[0] == '-' && a[1]) {
+			wb_error("import: unknown option '%s' (see 'wblab help import')", a);
+			return -1;
+		} else if (o->trace) {
+			wb_error("import: more than one TRACE given ('%s', '%s')", o->trace, a);
+			return -1;
+		} else {
+			o->trace = a;
+			continue;
+		}
+		if (++i >= argc) {
+			wb_error("import: %s needs a value", a);
+			return -1;
+		}
+		*dst = argv[i];
+	}
+	if (!o->trace || !o->out) {
+		wb_error("import: %s (see 'wblab help import')",
+			 !o->trace ? "no TRACE given" : "no output directory (-o DIR)");
+		return -1;
+	}
+	return 0;
+}
+
+/* "CASE-KERNEL" or "CASE": the case is the first six '-' fields. */
+static int split_case_kernel(const char *leaf, const char *group, struct wb_case *c,
+			     char *kernel, size_t klen)
+{
+	char buf[400], err[256];
+	const char *p = leaf;
+	for (int dashes = 0; *p && dashes < 6; p++)
+		if (*p == '-' && ++dashes == 6)
+			break;
+	size_t n = (size_t)(p - leaf);
+	if (n == 0 || n >= 200)
+		return -1;
+	snprintf(buf, sizeof(buf), "%s%s%.*s", group ? group : "", group ? "/" : "", (int)n, leaf);
+	if (case_parse(buf, c, err, sizeof(err)))
+		return -1;
+	if (*p == '-' && p[1])
+		snprintf(kernel, klen, "%s", p + 1);
+	return 0;
+}
+
+static void strip_ext(char *name)
+{
+	static const char *const ext[] = { ".dat", ".txt", ".trace", ".log" };
+	size_t n = strlen(name);
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
+		size_t m = strlen(ext[i]);
+		if (n > m && !strcmp(name + n - m, ext[i])) {
+			name[n - m] = 0;
+			return;
+		}
+	}
+}
+
+/* writeback-tests kept GROUP/CASE-KERNEL/trace; also accept CASE[-KERNEL].ext. */
+static int case_from_path(const char *path, struct wb_case *c, char *kernel, size_t klen)
+{
+	char buf[4096], *comp[3] = { 0 };
+	int n = 0;
+	if (strlen(path) >= sizeof(buf) || !strcmp(path, "-"))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *s; n < 3 && (s = strrchr(buf, '/')); n++) {
+		comp[n] = s + 1;
+		*s = 0;
+	}
+	if (n < 3)
+		comp[n++] = buf;
+	/* comp[0] = file, comp[1] = its directory, comp[2] = the one above */
+	const char *group = comp[2] && strchr(comp[2], '=') ? comp[2] : NULL;
+	if (comp[1] && !split_case_kernel(comp[1], group, c, kernel, klen))
+		return 0;
+	strip_ext(comp[0]);
+	return split_case_kernel(comp[0], group, c, kernel, klen);
+}
+
+/* Which kernel printed this: by fields only some eras have. */
+struct era_marks { int gds_unstable, gds_new, bdp, bdp_new, old31, rc8, reason; };
+
+static void mark_era(struct era_marks *m, const struct wb_event *e)
+{
+	switch (e->type) {
+	case EV_GLOBAL_DIRTY_STATE:
+		*(wb_event_has(e, F_UNSTABLE) ? &m->gds_unstable : &m->gds_new) = 1;
+		break;
+	case EV_BALANCE_DIRTY_PAGES:
+	case EV_BDI_DIRTY_RATELIMIT:
+		m->bdp = 1;
+		if (wb_event_has(e, F_PERIOD) || wb_event_has(e, F_CGROUP_INO))
+			m->bdp_new = 1;
+		break;
+	case EV_BALANCE_DIRTY_START:
+	case EV_BALANCE_DIRTY_WRITTEN:
+	case EV_BALANCE_DIRTY_WAIT:
+		m->old31 = 1;
+		break;
+	case EV_WRITEBACK_SINGLE_INODE:
+		if (!wb_event_has(e, F_DIRTIED_WHEN))
+			m->rc8 = 1;
+		break;
+	default:
+		break;
+	}
+	if (e->reason[0])
+		m->reason = 1;
+}
+
+static const char *era_name(const struct era_marks *m)
+{
+	if (m->gds_new && !m->gds_unstable)
+		return "6.x";
+	if (m->bdp_new)
+		return "3.3+";
+	if (m->bdp || m->reason)
+		return "3.2";
+	if (m->rc8)
+		return "3.1-rc8";
+	if (m->old31 || m->gds_unstable)
+		return "3.1";
+	return "imported";
+}
+
+#define ERA_SCAN_EVENTS 200000
+
+static const char *detect_era(const char *path)
+{
+	char err[512];
+	struct wb_event e;
+	struct era_marks m = { 0 };
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	if (!r)
+		return "imported";
+	for (long n = 0; n < ERA_SCAN_EVENTS && trace_reader_next(r, &e, err, sizeof(err)) == 1; n++)
+		mark_era(&m, &e);
+	trace_reader_close(r);
+	return era_name(&m);
+}
+
+static int kernel_name_ok(const char *k)
+{
+	return *k && strlen(k) < 64 && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
+}
+
+/* Reads every event into the result's trace copy and the stats accumulator. */
+static int convert(struct trace_reader *r, const struct result_dir *rd, const char *trace)
+{
+	char err[640];
+	struct wb_event e;
+	long events = 0;
+	int rc;
+	FILE *tf = result_fopen(rd, "trace");
+	struct stats_acc *s = stats_new();
+	if (!tf || !s) {
+		wb_error("import: cannot write the result's trace: %s", strerror(errno));
+		goto fail;
+	}
+	if (trace_reader_is_dat(r))
+		fprintf(tf, "# tracer: nop\n# converted by wblab import from trace-cmd file %s\n#\n",
+			trace);
+	trace_reader_set_echo(r, tf);
+	while ((rc = trace_reader_next(r, &e, err, sizeof(err))) == 1) {
+		stats_feed(s, &e);
+		events++;
+	}
+	if (rc < 0) {
+		wb_error("import: %s", err);
+		goto fail;
+	}
+	if (!events) {
+		wb_error("import: %s: no writeback trace events found", trace);
+		goto fail;
+	}
+	if (fclose(tf)) {
+		tf = NULL;
+		wb_error("import: cannot write the result's trace: %s", strerror(errno));
+		goto fail;
+	}
+	tf = result_fopen(rd, "stats");
+	if (!tf || stats_write(s, tf) || fclose(tf)) {
+		wb_error("import: cannot write stats");
+		tf = NULL;
+		goto fail;
+	}
+	stats_free(s);
+	return 0;
+fail:
+	if (tf)
+		fclose(tf);
+	stats_free(s);
+	return -1;
+}
+
+static int resolve_case(const struct import_opts *o, struct wb_case *c, char *kernel, size_t klen)
+{
+	char err[256];
+	kernel[0] = 0;
+	if (o->case_arg) {
+		if (case_parse(o->case_arg, c, err, sizeof(err))) {
+			wb_error("import: %s", err);
+			return -1;
+		}
+	} else if (case_from_path(o->trace, c, kernel, klen)) {
+		wb_error("import: cannot derive a case from the path '%s'; give --case CASE", o->trace);
+		return -1;
+	}
+	if (o->kernel)
+		snprintf(kernel, klen, "%s", o->kernel);
+	if (kernel[0] && !kernel_name_ok(kernel)) {
+		wb_error("import: bad kernel name '%s'", kernel);
+		return -1;
+	}
+	return 0;
+}
+
+/* Directories result_begin would create, so a failed import can remove them. */
+struct created { char out[4096], group[4096]; int had_out, had_group; };
+
+static void note_dirs(struct created *d, const char *out, const struct wb_case *c)
+{
+	struct stat st;
+	snprintf(d->out, sizeof(d->out), "%s", out);
+	snprintf(d->group, sizeof(d->group), "%s/%s", out, c->group);
+	d->had_out = stat(d->out, &st) == 0;
+	d->had_group = stat(d->group, &st) == 0;
+}
+
+static void undo_dirs(const struct created *d)
+{
+	if (!d->had_group)
+		rmdir(d->group);
+	if (!d->had_out)
+		rmdir(d->out);
+}
 
 static int run_import(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	wb_error("'import' is not implemented yet");
-	return 1;
+	struct import_opts o;
+	struct wb_case c;
+	struct result_dir rd;
+	struct created dirs;
+	char kernel[128], err[640];
+	if (parse_args(argc, argv, &o) || resolve_case(&o, &c, kernel, sizeof(kernel)))
+		return EXIT_USAGE;
+	struct trace_reader *r = trace_reader_open(o.trace, err, sizeof(err));
+	if (!r) {
+		wb_error("import: %s", err);
+		return 1;
+	}
+	if (!kernel[0])
+		snprintf(kernel, sizeof(kernel), "%s",
+			 strcmp(o.trace, "-") ? detect_era(o.trace) : "imported");
+	note_dirs(&dirs, o.out, &c);
+	if (result_begin(&rd, o.out, &c, kernel, 1, err, sizeof(err))) {
+		wb_error("import: %s", err);
+		undo_dirs(&dirs);
+		trace_reader_close(r);
+		return 1;
+	}
+	int rc = convert(r, &rd, o.trace);
+	trace_reader_close(r);
+	char *full[argc + 2];
+	full[0] = "wblab";
+	memcpy(full + 1, argv, sizeof(char *) * (size_t)argc);
+	if (!rc && (result_write_meta(&rd, &c, kernel, 1, "import") ||
+		    result_write_cmdline(&rd, argc + 1, full))) {
+		wb_error("import: cannot write meta/cmdline under '%s'", rd.tmp_path);
+		rc = -1;
+	}
+	if (!rc && result_commit(&rd)) {
+		wb_error("import: cannot create '%s': %s", rd.final_path, strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		result_abort(&rd);
+		undo_dirs(&dirs);
+		return 1;
+	}
+	printf("%s\n", rd.final_path);
+	return 0;
 }
 
-const struct wb_command cmd_import = { "import", "(not implemented yet)", "wblab import: not implemented yet\n", run_import };
+const struct wb_command cmd_import = {
+	"import", "import TRACE -o DIR: a kernel trace (text or trace-cmd .dat) into a result",
+	usage, run_import,
+};

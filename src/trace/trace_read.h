@@ -21,6 +21,14 @@ int trace_reader_next(struct trace_reader *r, struct wb_event *e, char *err, siz
 /* Parses one text line; 1 = event, 0 = not a known event, -1 = malformed. */
 int trace_parse_line(const char *line, size_t len, struct wb_event *e);
 
+/* As trace_parse_line; on -1, *why (if non-NULL) names the problem. */
+int trace_parse_line_why(const char *line, size_t len, struct wb_event *e, const char **why);
+
+/* Copy every line read (text as is, .dat records as converted text) to f. */
+void trace_reader_set_echo(struct trace_reader *r, FILE *f);
+/* True when the input is a trace-cmd .dat file. */
+int trace_reader_is_dat(const struct trace_reader *r);
+
 /* Lines read so far (for messages). */
 unsigned long trace_reader_lineno(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);
