@@ -1,0 +1,1060 @@
+/* wblab compare: one metric of many results, cases as rows, the values of one
+ * field as columns.  Three stages: find result dirs, read each into a sample
+ * (row key, column, value), then fold samples into a sorted table. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "compare.h"
+#include "../util/util.h"
+
+/* ---- small allocation helpers: a CLI has nothing better to do on OOM ---- */
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fputs("wblab: out of memory\n", stderr);
+		abort();
+	}
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = xrealloc(NULL, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+struct strvec {
+	char **v;
+	int n, cap;
+};
+
+static void sv_push(struct strvec *s, char *owned)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->v = xrealloc(s->v, (size_t)s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = owned;
+}
+
+static int sv_find(const struct strvec *s, const char *x)
+{
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], x) == 0)
+			return i;
+	return -1;
+}
+
+static void sv_free(struct strvec *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- key/value files with line numbers (meta, stats, params) ---- */
+
+struct kv {
+	char *key, *val;
+	int line;
+};
+
+struct kvfile {
+	char *path;
+	struct kv *v;
+	int n, cap;
+};
+
+static void kvf_free(struct kvfile *f)
+{
+	for (int i = 0; i < f->n; i++) {
+		free(f->v[i].key);
+		free(f->v[i].val);
+	}
+	free(f->v);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+static void kvf_add(struct kvfile *f, const char *k, const char *v, int line)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 32;
+		f->v = xrealloc(f->v, (size_t)f->cap * sizeof(*f->v));
+	}
+	f->v[f->n++] = (struct kv){ xstrdup(k), xstrdup(v), line };
+}
+
+/* Splits "key value" / "key = value" in place; NULL value if there is none. */
+static char *split_kv(char *line, char **val)
+{
+	char *k = line + strspn(line, " \t");
+	size_t n = strlen(k);
+	while (n && strchr(" \t\r\n", k[n - 1]))
+		k[--n] = 0;
+	*val = NULL;
+	if (!*k || *k == '#')
+		return NULL;
+	char *sp = k + strcspn(k, " \t=");
+	if (*sp) {
+		*sp++ = 0;
+		sp += strspn(sp, " \t=");
+		if (*sp)
+			*val = sp;
+	}
+	return k;
+}
+
+/* Same syntax as kv_read() in result.c, but keeps line numbers so a bad value
+ * found later can still be reported as FILE:LINE. */
+static int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(path);
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *line = NULL, *val;
+	size_t cap = 0;
+	int lineno = 0, rc = 0;
+	while (getline(&line, &cap, fp) >= 0) {
+		lineno++;
+		char *key = split_kv(line, &val);
+		if (!key)
+			continue;
+		if (!val) {
+			snprintf(err, errlen, "%s:%d: '%.60s' has no value", path, lineno, key);
+			rc = -1;
+			break;
+		}
+		kvf_add(f, key, val, lineno);
+	}
+	if (!rc && ferror(fp)) {
+		snprintf(err, errlen, "%s: read error", path);
+		rc = -1;
+	}
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+static const struct kv *kvf_get(const struct kvfile *f, const char *key)
+{
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->v[i].key, key) == 0)
+			return &f->v[i];
+	return NULL;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* ---- finding result directories ---- */
+
+/* Appends every result dir under path (a dir holding `stats`), in sorted
+ * order.  Hidden entries (".leaf.tmp.PID" of an unfinished result, ".git")
+ * are skipped; symlinks are not followed below the top. */
+static int walk(const char *path, struct strvec *out, char *err, size_t errlen)
+{
+	char *stats = xprintf("%s/stats", path);
+	int is_result = file_exists(stats);
+	free(stats);
+	if (is_result) {
+		sv_push(out, xstrdup(path));
+		return 0;
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct strvec names = { 0 };
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			sv_push(&names, xstrdup(e->d_name));
+	closedir(d);
+	if (names.n)
+		qsort(names.v, (size_t)names.n, sizeof(char *), cmp_str);
+	int rc = 0;
+	for (int i = 0; i < names.n && !rc; i++) {
+		char *sub = xprintf("%s/%s", path, names.v[i]);
+		struct stat st;
+		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = walk(sub, out, err, errlen);
+		free(sub);
+	}
+	sv_free(&names);
+	return rc;
+}
+
+/* ---- one result: identity from meta, value from stats ---- */
+
+static const char *const meta_required[] = { "case", "group", "kernel", "fs", "job",
+					      "thresh", "bg", "run" };
+
+/* CASE = FS-JOB-BS-CPUS-MEM-THRESH:BG, split on '-' into exactly 6 tokens. */
+static int split_case(char *name, char *tok[6])
+{
+	int n = 0;
+	for (char *p = name, *save = NULL, *t; (t = strtok_r(p, "-", &save)); p = NULL) {
+		if (n == 6)
+			return -1;
+		tok[n++] = t;
+	}
+	return n == 6 ? 0 : -1;
+}
+
+/* No meta file: take GROUP from the parent dir name and CASE-KERNEL[.RUN]
+ * from the leaf (six '-' tokens of case, the rest is the kernel). */
+static int meta_from_dirname(struct kvfile *m, const char *dir, char *err, size_t errlen)
+{
+	char *copy = realpath(dir, NULL);
+	char *leaf = copy ? strrchr(copy, '/') : NULL;
+	if (!leaf) {
+		snprintf(err, errlen, "%s: no meta, and no usable directory name", dir);
+		free(copy);
+		return -1;
+	}
+	*leaf++ = 0;
+	char *parent = strrchr(copy, '/');
+	parent = parent ? parent + 1 : copy;
+	char *tok[7], *p = leaf;
+	int ok = *parent != 0;
+	for (int i = 0; i < 6 && ok; i++) {
+		tok[i] = p;
+		p = strchr(p, '-');
+		ok = p != NULL;
+		if (ok)
+			*p++ = 0;
+	}
+	char *colon = ok ? strchr(tok[5], ':') : NULL;
+	if (!colon || !*p) {
+		snprintf(err, errlen, "%s: no meta, and the directory name is not "
+			 "GROUP/FS-JOB-BS-CPUS-MEM-THRESH:BG-KERNEL[.RUN]", dir);
+		free(copy);
+		return -1;
+	}
+	tok[6] = p;
+	char *dot = strrchr(p, '.');
+	int run = 1;
+	if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) && atoi(dot + 1) >= 2) {
+		run = atoi(dot + 1);
+		*dot = 0;
+	}
+	char *name = xprintf("%s-%s-%s-%s-%s-%s", tok[0], tok[1], tok[2], tok[3], tok[4], tok[5]);
+	char runs[16];
+	snprintf(runs, sizeof(runs), "%d", run);
+	kvf_add(m, "case", name, 0);
+	kvf_add(m, "group", parent, 0);
+	kvf_add(m, "kernel", tok[6], 0);
+	kvf_add(m, "fs", tok[0], 0);
+	kvf_add(m, "job", tok[1], 0);
+	kvf_add(m, "bs", tok[2], 0);
+	kvf_add(m, "cpus", tok[3], 0);
+	kvf_add(m, "mem", tok[4], 0);
+	*colon = 0;
+	kvf_add(m, "thresh", tok[5], 0);
+	kvf_add(m, "bg", colon + 1, 0);
+	kvf_add(m, "run", runs, 0);
+	free(name);
+	free(copy);
+	return 0;
+}
+
+/* Reads DIR/meta (or falls back to the dir name, noting it) and checks it. */
+static int load_meta(struct kvfile *m, const char *dir, struct strvec *notes, char *err,
+		     size_t errlen)
+{
+	char *path = xprintf("%s/meta", dir);
+	int rc;
+	if (!file_exists(path)) {
+		memset(m, 0, sizeof(*m));
+		m->path = xstrdup(path);
+		rc = meta_from_dirname(m, dir, err, errlen);
+		if (!rc)
+			sv_push(notes, xprintf("%s: no meta file, fields parsed from the directory name",
+					       dir));
+		free(path);
+		return rc;
+	}
+	rc = kvf_load(m, path, err, errlen);
+	free(path);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < ARRAY_SIZE(meta_required); i++)
+		if (!kvf_get(m, meta_required[i])) {
+			snprintf(err, errlen, "%s: no '%s' line", m->path, meta_required[i]);
+			return -1;
+		}
+	const struct kv *run = kvf_get(m, "run");
+	uint64_t r;
+	if (parse_u64(run->val, &r) || r < 1 || r > INT_MAX) {
+		snprintf(err, errlen, "%s:%d: run '%.40s' is not a number >= 1", m->path, run->line,
+			 run->val);
+		return -1;
+	}
+	return 0;
+}
+
+/* Masks `thresh=VALUE` inside a group name, so "NFS-thresh=100M" and
+ * "NFS-thresh=1G" line up when thresh is the compared field. */
+static char *mask_group_thresh(const char *group)
+{
+	const char *p = strstr(group, "thresh=");
+	if (!p)
+		return xstrdup(group);
+	const char *end = p + 7 + strcspn(p + 7, "-/");
+	return xprintf("%.*sthresh=X%s", (int)(p - group), group, end);
+}
+
+/* Row key GROUP/CASE-KERNEL with the compared field's part replaced by X. */
+static int make_key(const struct kvfile *m, const char *field, char **key, char *err, size_t errlen)
+{
+	static const char *const tok_fields[] = { "fs", "job", "bs", "cpus", "mem", "thresh", "bg" };
+	const char *group = kvf_get(m, "group")->val, *kernel = kvf_get(m, "kernel")->val;
+	char *name = xstrdup(kvf_get(m, "case")->val);
+	char *g = strcmp(field, "group") == 0 ? xstrdup("X")
+		  : strcmp(field, "thresh") == 0 ? mask_group_thresh(group) : xstrdup(group);
+	char *c = NULL;
+	int tf = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(tok_fields); i++)
+		if (strcmp(field, tok_fields[i]) == 0)
+			tf = (int)i;
+	if (strcmp(field, "case") == 0) {
+		c = xstrdup("X");
+	} else if (tf < 0) {
+		c = xstrdup(name);
+	} else {
+		char *tok[6];
+		if (split_case(name, tok) || !strchr(tok[5], ':')) {
+			snprintf(err, errlen, "%s: case '%.80s' is not FS-JOB-BS-CPUS-MEM-THRESH:BG, "
+				 "cannot mask '%s'", m->path, kvf_get(m, "case")->val, field);
+			free(name);
+			free(g);
+			return -1;
+		}
+		char *bg = strchr(tok[5], ':');
+		*bg++ = 0;
+		const char *t[7] = { tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], bg };
+		t[tf] = "X";
+		c = xprintf("%s-%s-%s-%s-%s-%s:%s", t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
+	}
+	*key = xprintf("%s/%s-%s", g, c, strcmp(field, "kernel") == 0 ? "X" : kernel);
+	free(name);
+	free(g);
+	free(c);
+	return 0;
+}
+
+/* Every line of stats must be `name number`; returns the metric's value,
+ * 1 when the metric is absent, -1 on a malformed file. */
+static int load_metric(const char *dir, const char *metric, double *value,
+		       struct strvec *names, char *err, size_t errlen)
+{
+	struct kvfile s;
+	char *path = xprintf("%s/stats", dir);
+	int rc = kvf_load(&s, path, err, errlen);
+	free(path);
+	const struct kv *hit = NULL;
+	for (int i = 0; i < s.n && !rc; i++) {
+		const struct kv *e = &s.v[i];
+		double v;
+		if (parse_double(e->val, &v) || !isfinite(v)) {
+			snprintf(err, errlen, "%s:%d: '%.40s' is not a number", s.path, e->line, e->val);
+			rc = -1;
+		} else if (strcmp(e->key, metric) == 0 && hit) {
+			snprintf(err, errlen, "%s:%d: '%s' appears twice (first on line %d)", s.path,
+				 e->line, metric, hit->line);
+			rc = -1;
+		} else if (strcmp(e->key, metric) == 0) {
+			hit = e;
+			*value = v;
+		}
+		if (!rc && sv_find(names, e->key) < 0)
+			sv_push(names, xstrdup(e->key));
+	}
+	if (!rc && !hit)
+		rc = 1;
+	kvf_free(&s);
+	return rc;
+}
+
+/* The compared field's value: a meta key, else a key of DIR/params.
+ * Returns NULL (no value) when neither has it. */
+static char *field_value(const struct kvfile *m, const char *dir, const char *field, char *err,
+			 size_t errlen, int *rc)
+{
+	const struct kv *e = kvf_get(m, field);
+	*rc = 0;
+	if (e)
+		return xstrdup(e->val);
+	char *path = xprintf("%s/params", dir);
+	char *v = NULL;
+	if (file_exists(path)) {
+		struct kvfile p;
+		*rc = kvf_load(&p, path, err, errlen);
+		e = *rc ? NULL : kvf_get(&p, field);
+		v = e ? xstrdup(e->val) : NULL;
+		kvf_free(&p);
+	}
+	free(path);
+	return v;
+}
+
+/* ---- building the table ---- */
+
+struct sample {
+	char *key;
+	int col;
+	double v;
+};
+
+struct builder {
+	const struct cmp_options *o;
+	const char *field, *metric;
+	regex_t *re, *vre;
+	struct strvec cols, names, notes;
+	struct sample *s;
+	int ns, cap;
+	int base_col;          /* column of the first kept result of the first DIR */
+	int base_arg;
+	int nno_metric, nno_field;
+	char *first_no_metric;
+	char *err;
+	size_t errlen;
+};
+
+static int matches(const regex_t *re, const char *s)
+{
+	return regexec(re, s, 0, NULL, 0) == 0;
+}
+
+/* -g/-v look at the row key and at the unmasked GROUP/CASE-KERNEL, so
+ * `-v nfs-wq4` can drop a kernel while `-g thresh=1M/` keeps rows. */
+static int selected(const struct builder *b, const char *key, const char *name)
+{
+	for (int i = 0; i < b->o->ngrep; i++)
+		if (!matches(&b->re[i], key) && !matches(&b->re[i], name))
+			return 0;
+	for (int i = 0; i < b->o->nvgrep; i++)
+		if (matches(&b->vre[i], key) || matches(&b->vre[i], name))
+			return 0;
+	return 1;
+}
+
+static void add_sample(struct builder *b, char *key, const char *colname, double v, int arg)
+{
+	int col = sv_find(&b->cols, colname);
+	if (col < 0) {
+		col = b->cols.n;
+		sv_push(&b->cols, xstrdup(colname));
+	}
+	if (b->base_col < 0 || arg < b->base_arg) {
+		b->base_col = col;
+		b->base_arg = arg;
+	}
+	if (b->ns == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->s = xrealloc(b->s, (size_t)b->cap * sizeof(*b->s));
+	}
+	b->s[b->ns++] = (struct sample){ key, col, v };
+}
+
+/* Reads one result dir into a sample (or skips it); 0, or -1 with err set. */
+static int add_result(struct builder *b, const char *dir, int arg)
+{
+	struct kvfile m;
+	char *key = NULL, *val = NULL, *name = NULL;
+	int rc = load_meta(&m, dir, &b->notes, b->err, b->errlen);
+	if (!rc)
+		rc = make_key(&m, b->field, &key, b->err, b->errlen);
+	if (!rc) {
+		name = xprintf("%s/%s-%s", kvf_get(&m, "group")->val, kvf_get(&m, "case")->val,
+			       kvf_get(&m, "kernel")->val);
+		if (!selected(b, key, name))
+			goto out;
+		val = field_value(&m, dir, b->field, b->err, b->errlen, &rc);
+	}
+	if (rc)
+		goto out;
+	if (!val) {
+		b->nno_field++;
+		goto out;
+	}
+	double v = 0;
+	rc = load_metric(dir, b->metric, &v, &b->names, b->err, b->errlen);
+	if (rc == 1) {
+		if (!b->first_no_metric)
+			b->first_no_metric = xstrdup(dir);
+		b->nno_metric++;
+		rc = 0;
+	} else if (rc == 0) {
+		add_sample(b, key, val, v, arg);
+		key = NULL;
+	}
+out:
+	free(key);
+	free(val);
+	free(name);
+	kvf_free(&m);
+	return rc;
+}
+
+static int compile_all(regex_t **out, const char *const *pat, int n, char *err, size_t errlen)
+{
+	*out = xrealloc(NULL, (size_t)(n ? n : 1) * sizeof(regex_t));
+	for (int i = 0; i < n; i++) {
+		int e = regcomp(&(*out)[i], pat[i], REG_EXTENDED | REG_NOSUB);
+		if (e) {
+			char msg[128];
+			regerror(e, &(*out)[i], msg, sizeof(msg));
+			snprintf(err, errlen, "bad regex '%s': %s", pat[i], msg);
+			for (int j = 0; j < i; j++)
+				regfree(&(*out)[j]);
+			free(*out);
+			*out = NULL;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : x->col - y->col;
+}
+
+/* Mean and sample stddev of one cell's runs, in a numerically stable way. */
+static void fold_cell(struct cmp_cell *c, const struct sample *s, int n)
+{
+	double mean = 0, m2 = 0;
+	for (int i = 0; i < n; i++) {
+		double d = s[i].v - mean;
+		mean += d / (i + 1);
+		m2 += d * (s[i].v - mean);
+	}
+	c->runs = n;
+	c->mean = mean;
+	c->stddev = n > 1 ? sqrt(m2 / (n - 1)) : 0;
+}
+
+/* Remaps column c so the baseline column is 0 and the rest keep their order. */
+static int remap(int c, int base)
+{
+	return c == base ? 0 : c < base ? c + 1 : c;
+}
+
+static void fold_rows(struct builder *b, struct cmp_table *t)
+{
+	qsort(b->s, (size_t)b->ns, sizeof(*b->s), cmp_sample);
+	for (int i = 0; i < b->ns;) {
+		int j = i;
+		while (j < b->ns && strcmp(b->s[j].key, b->s[i].key) == 0)
+			j++;
+		struct cmp_cell *cells = xrealloc(NULL, (size_t)t->ncols * sizeof(*cells));
+		memset(cells, 0, (size_t)t->ncols * sizeof(*cells));
+		int present = 0;
+		for (int k = i; k < j;) {
+			int l = k;
+			while (l < j && b->s[l].col == b->s[k].col)
+				l++;
+			fold_cell(&cells[remap(b->s[k].col, b->base_col)], &b->s[k], l - k);
+			present++;
+			k = l;
+		}
+		if (present < 2) {
+			t->nsingle++;
+			free(cells);
+		} else {
+			t->rows = xrealloc(t->rows, (size_t)(t->nrows + 1) * sizeof(*t->rows));
+			t->rows[t->nrows++] = (struct cmp_row){ xstrdup(b->s[i].key), cells };
+		}
+		i = j;
+	}
+}
+
+static void summarize(struct cmp_table *t)
+{
+	t->total = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
+	t->geomean = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
+	double *logsum = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
+	for (int c = 0; c < t->ncols; c++)
+		t->total[c] = t->geomean[c] = logsum[c] = 0;
+	for (int r = 0; r < t->nrows; r++) {
+		int all_pos = 1;
+		for (int c = 0; c < t->ncols; c++) {
+			const struct cmp_cell *x = &t->rows[r].cells[c];
+			t->total[c] += x->runs ? x->mean : 0;
+			all_pos &= x->runs > 0 && x->mean > 0;
+		}
+		/* geomean only over rows every column has, so ratios compare like with like */
+		if (!all_pos)
+			continue;
+		t->ngeomean++;
+		for (int c = 0; c < t->ncols; c++)
+			logsum[c] += log(t->rows[r].cells[c].mean);
+	}
+	for (int c = 0; c < t->ncols && t->ngeomean; c++)
+		t->geomean[c] = exp(logsum[c] / t->ngeomean);
+	free(logsum);
+}
+
+/* Joins up to ~60 names into one line for the unknown-metric error. */
+static void list_names(const struct strvec *names, char *buf, size_t n)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int i = 0; i < names->n && used + 8 < n; i++) {
+		int w = snprintf(buf + used, n - used, "%s%s", i ? " " : "", names->v[i]);
+		if (w < 0 || (size_t)w >= n - used) {
+			snprintf(buf + used, n - used, " ...");
+			break;
+		}
+		used += (size_t)w;
+	}
+}
+
+static int finish(struct builder *b, struct cmp_table **out, int nfound)
+{
+	if (b->ns == 0 && b->names.n && b->nno_metric) {
+		char list[1400];
+		list_names(&b->names, list, sizeof(list));
+		snprintf(b->err, b->errlen, "unknown metric '%s'; available: %s", b->metric, list);
+		return CMP_EUSAGE;
+	}
+	if (b->ns == 0 && b->nno_field) {
+		snprintf(b->err, b->errlen, "unknown field '%s': not a meta key (case group kernel fs "
+			 "job bs cpus mem thresh bg run source) nor in any params file", b->field);
+		return CMP_EUSAGE;
+	}
+	if (b->ns == 0) {
+		snprintf(b->err, b->errlen, nfound ? "no result left after -g/-v (%d found)"
+			 : "no result directories (with a stats file) found", nfound);
+		return CMP_EEMPTY;
+	}
+	struct cmp_table *t = xrealloc(NULL, sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	t->field = xstrdup(b->field);
+	t->metric = xstrdup(b->metric);
+	t->ncols = b->cols.n;
+	t->cols = xrealloc(NULL, (size_t)t->ncols * sizeof(char *));
+	for (int c = 0; c < t->ncols; c++)
+		t->cols[remap(c, b->base_col)] = xstrdup(b->cols.v[c]);
+	t->want_stddev = b->o->stddev;
+	t->want_geomean = b->o->geomean;
+	t->nresults = b->ns;
+	fold_rows(b, t);
+	summarize(t);
+	if (b->nno_metric)
+		sv_push(&b->notes, xprintf("%d result(s) have no '%s' in stats and were left out "
+					   "(first: %s)", b->nno_metric, b->metric, b->first_no_metric));
+	if (b->nno_field)
+		sv_push(&b->notes, xprintf("%d result(s) have no '%s' in meta or params and were "
+					   "left out", b->nno_field, b->field));
+	if (t->nsingle)
+		sv_push(&b->notes, xprintf("%d case(s) exist under one %s only and are not shown",
+					   t->nsingle, b->field));
+	t->notes = b->notes.v;
+	t->nnotes = b->notes.n;
+	memset(&b->notes, 0, sizeof(b->notes));
+	*out = t;
+	if (t->nrows == 0) {
+		snprintf(b->err, b->errlen, "nothing to compare: no case exists under two values of "
+			 "'%s' (%d value(s) found)", b->field, t->ncols);
+		cmp_free(t);
+		*out = NULL;
+		return CMP_EEMPTY;
+	}
+	return CMP_OK;
+}
+
+static void builder_free(struct builder *b)
+{
+	for (int i = 0; b->re && i < b->o->ngrep; i++)
+		regfree(&b->re[i]);
+	for (int i = 0; b->vre && i < b->o->nvgrep; i++)
+		regfree(&b->vre[i]);
+	free(b->re);
+	free(b->vre);
+	for (int i = 0; i < b->ns; i++)
+		free(b->s[i].key);
+	free(b->s);
+	free(b->first_no_metric);
+	sv_free(&b->cols);
+	sv_free(&b->names);
+	sv_free(&b->notes);
+}
+
+struct found {
+	char *path;
+	int arg;
+};
+
+static int cmp_found(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : x->arg - y->arg;
+}
+
+/* All result dirs of all DIR args, sorted by path, each once (by realpath). */
+static int find_all(const char *const *dirs, int ndirs, struct found **out, int *n, char *err,
+		    size_t errlen)
+{
+	struct found *f = NULL;
+	int nf = 0;
+	struct strvec seen = { 0 };
+	for (int a = 0; a < ndirs; a++) {
+		struct strvec paths = { 0 };
+		struct stat st;
+		int bad = stat(dirs[a], &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (bad) {
+			snprintf(err, errlen, "%s: %s", dirs[a], strerror(bad));
+			sv_free(&seen);
+			free(f);
+			return -1;
+		}
+		if (walk(dirs[a], &paths, err, errlen)) {
+			sv_free(&paths);
+			sv_free(&seen);
+			for (int i = 0; i < nf; i++)
+				free(f[i].path);
+			free(f);
+			return -1;
+		}
+		for (int i = 0; i < paths.n; i++) {
+			char *real = realpath(paths.v[i], NULL);
+			if (real && sv_find(&seen, real) >= 0) {
+				free(real);
+				free(paths.v[i]);
+				continue;
+			}
+			sv_push(&seen, real ? real : xstrdup(paths.v[i]));
+			f = xrealloc(f, (size_t)(nf + 1) * sizeof(*f));
+			f[nf++] = (struct found){ paths.v[i], a };
+		}
+		free(paths.v);
+	}
+	sv_free(&seen);
+	if (nf)
+		qsort(f, (size_t)nf, sizeof(*f), cmp_found);
+	*out = f;
+	*n = nf;
+	return 0;
+}
+
+int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
+	      struct cmp_table **out, char *err, size_t errlen)
+{
+	struct builder b = { .o = o, .base_col = -1, .base_arg = INT_MAX, .err = err,
+			     .errlen = errlen };
+	b.field = o->field && *o->field ? o->field : "kernel";
+	b.metric = o->metric && *o->metric ? o->metric : "write_bw";
+	*out = NULL;
+	err[0] = 0;
+	if (compile_all(&b.re, o->grep, o->ngrep, err, errlen) ||
+	    compile_all(&b.vre, o->vgrep, o->nvgrep, err, errlen)) {
+		builder_free(&b);
+		return CMP_EUSAGE;
+	}
+	struct found *f = NULL;
+	int nf = 0, rc = find_all(dirs, ndirs, &f, &nf, err, errlen) ? CMP_EINPUT : CMP_OK;
+	for (int i = 0; i < nf && rc == CMP_OK; i++)
+		if (add_result(&b, f[i].path, f[i].arg))
+			rc = CMP_EINPUT;
+	if (rc == CMP_OK)
+		rc = finish(&b, out, nf);
+	for (int i = 0; i < nf; i++)
+		free(f[i].path);
+	free(f);
+	builder_free(&b);
+	return rc;
+}
+
+void cmp_free(struct cmp_table *t)
+{
+	if (!t)
+		return;
+	for (int r = 0; r < t->nrows; r++) {
+		free(t->rows[r].key);
+		free(t->rows[r].cells);
+	}
+	for (int c = 0; c < t->ncols; c++)
+		free(t->cols[c]);
+	for (int i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->notes);
+	free(t->rows);
+	free(t->cols);
+	free(t->total);
+	free(t->geomean);
+	free(t->field);
+	free(t->metric);
+	free(t);
+}
+
+int cmp_change(double base, double v, double *pct)
+{
+	if (base == 0 || v == 0)
+		return 0;
+	*pct = 100.0 * (v - base) / base;
+	return 1;
+}
+
+int cmp_parse_format(const char *s, enum cmp_format *fmt)
+{
+	static const char *const names[] = { "text", "tsv", "json" };
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(s, names[i]) == 0) {
+			*fmt = (enum cmp_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* ---- text: writeback-tests' layout, byte for byte ---- */
+
+#define STDDEV_W 6   /* " ±NNN%" in display columns */
+
+/* " ±x%" padded to STDDEV_W columns; blanks when unknown (< 2 runs). */
+static void text_stddev(FILE *f, const struct cmp_cell *c)
+{
+	char pct[32];
+	if (!c || c->runs < 2 || c->mean == 0) {
+		fprintf(f, "%*s", STDDEV_W, "");
+		return;
+	}
+	snprintf(pct, sizeof(pct), "%.0f%%", 100.0 * c->stddev / fabs(c->mean));
+	fprintf(f, " \xc2\xb1%-*s", STDDEV_W - 2, pct);
+}
+
+/* A cell is 24 columns: baseline or no-percent "%24.2f", else
+ * "%+10.1f%% %12.2f"; then the optional stddev, then two spaces. */
+static void text_cell(FILE *f, const struct cmp_table *t, int col, double base, double v,
+		      const struct cmp_cell *c)
+{
+	double pct;
+	if (col > 0 && cmp_change(base, v, &pct))
+		fprintf(f, "%+10.1f%% %12.2f", pct, v);
+	else
+		fprintf(f, "%24.2f", v);
+	if (t->want_stddev)
+		text_stddev(f, c);
+	fputs("  ", f);
+}
+
+static void text_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
+{
+	for (int c = 0; c < t->ncols; c++)
+		text_cell(f, t, c, v[0], v[c], NULL);
+	fprintf(f, "%s %s\n", label, t->metric);
+}
+
+static void write_text(const struct cmp_table *t, FILE *f)
+{
+	int w = 24 + (t->want_stddev ? STDDEV_W : 0);
+	for (int c = 0; c < t->ncols; c++)
+		fprintf(f, "%*s  ", w, t->cols[c]);
+	fputc('\n', f);
+	for (int c = 0; c < t->ncols; c++)
+		fprintf(f, "%.*s  ", w, "------------------------------------------------");
+	fputc('\n', f);
+	for (int r = 0; r < t->nrows; r++) {
+		const struct cmp_row *row = &t->rows[r];
+		for (int c = 0; c < t->ncols; c++)
+			text_cell(f, t, c, row->cells[0].mean, row->cells[c].mean, &row->cells[c]);
+		fprintf(f, "%s\n", row->key);
+	}
+	text_summary(f, t, t->total, "TOTAL");
+	if (t->want_geomean)
+		text_summary(f, t, t->geomean, "GEOMEAN");
+}
+
+/* ---- tsv: one line per (row, column) ---- */
+
+static void tsv_str(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+}
+
+static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp_cell *c,
+		     double base, int is_base)
+{
+	double pct;
+	tsv_str(f, key);
+	fputc('\t', f);
+	tsv_str(f, col);
+	if (!c->runs) {
+		fputs("\t\t\t0\t\n", f);
+		return;
+	}
+	fprintf(f, "\t%.10g\t", c->mean);
+	if (c->runs > 1)
+		fprintf(f, "%.10g", c->stddev);
+	fprintf(f, "\t%d\t", c->runs);
+	if (!is_base && cmp_change(base, c->mean, &pct))
+		fprintf(f, "%.10g", pct);
+	fputc('\n', f);
+}
+
+static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
+{
+	char *key = xprintf("%s %s", label, t->metric);
+	for (int c = 0; c < t->ncols; c++) {
+		double pct;
+		tsv_str(f, key);
+		fputc('\t', f);
+		tsv_str(f, t->cols[c]);
+		fprintf(f, "\t%.10g\t\t\t", v[c]);
+		if (c > 0 && cmp_change(v[0], v[c], &pct))
+			fprintf(f, "%.10g", pct);
+		fputc('\n', f);
+	}
+	free(key);
+}
+
+static void write_tsv(const struct cmp_table *t, FILE *f)
+{
+	fprintf(f, "key\t%s\t%s\tstddev\truns\tchange_pct\n", t->field, t->metric);
+	for (int r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++)
+			tsv_line(f, t->rows[r].key, t->cols[c], &t->rows[r].cells[c],
+				 t->rows[r].cells[0].mean, c == 0);
+	tsv_summary(f, t, t->total, "TOTAL");
+	if (t->want_geomean)
+		tsv_summary(f, t, t->geomean, "GEOMEAN");
+}
+
+/* ---- json ---- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+	fprintf(f, "%.10g", v);
+}
+
+static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_base)
+{
+	double pct;
+	if (!c->runs) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"mean\": ", f);
+	json_num(f, c->mean);
+	fputs(", \"stddev\": ", f);
+	c->runs > 1 ? json_num(f, c->stddev) : (void)fputs("null", f);
+	fprintf(f, ", \"runs\": %d, \"change_pct\": ", c->runs);
+	!is_base && cmp_change(base, c->mean, &pct) ? json_num(f, pct) : (void)fputs("null", f);
+	fputc('}', f);
+}
+
+/* "name": {"values": [...], "change_pct": [...]} */
+static void json_summary(FILE *f, const struct cmp_table *t, const char *name, const double *v)
+{
+	double pct;
+	fprintf(f, ",\n  \"%s\": {\"values\": [", name);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs(c ? ", " : "", f);
+		json_num(f, v[c]);
+	}
+	fputs("], \"change_pct\": [", f);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs(c ? ", " : "", f);
+		c > 0 && cmp_change(v[0], v[c], &pct) ? json_num(f, pct) : (void)fputs("null", f);
+	}
+	fputs("]}", f);
+}
+
+static void write_json(const struct cmp_table *t, FILE *f)
+{
+	fputs("{\n  \"field\": ", f);
+	json_str(f, t->field);
+	fputs(",\n  \"metric\": ", f);
+	json_str(f, t->metric);
+	fputs(",\n  \"columns\": [", f);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs(c ? ", " : "", f);
+		json_str(f, t->cols[c]);
+	}
+	fputs("],\n  \"rows\": [", f);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs(r ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
+		json_str(f, t->rows[r].key);
+		fputs(", \"cells\": [", f);
+		for (int c = 0; c < t->ncols; c++) {
+			fputs(c ? ", " : "", f);
+			json_cell(f, &t->rows[r].cells[c], t->rows[r].cells[0].mean, c == 0);
+		}
+		fputs("]}", f);
+	}
+	fputs(t->nrows ? "\n  ]" : "]", f);
+	json_summary(f, t, "total", t->total);
+	if (t->want_geomean) {
+		json_summary(f, t, "geomean", t->geomean);
+		fprintf(f, ",\n  \"geomean_rows\": %d", t->ngeomean);
+	}
+	fprintf(f, ",\n  \"left_out_single\": %d\n}\n", t->nsingle);
+}
+
+int cmp_write(const struct cmp_table *t, enum cmp_format fmt, FILE *f)
+{
+	if (fmt == CMP_TSV)
+		write_tsv(t, f);
+	else if (fmt == CMP_JSON)
+		write_json(t, f);
+	else
+		write_text(t, f);
+	return ferror(f) ? -1 : 0;
+}

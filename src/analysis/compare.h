@@ -1,0 +1,83 @@
+/* Compare one metric of many result directories across the values of one
+ * field (kernel, fs, job, thresh, run, any meta or params key), the way
+ * writeback-tests' `compare` did, plus repeat-run statistics (lkp-tests).
+ *
+ *   struct cmp_options o = { .field = "kernel", .metric = "write_bw" };
+ *   struct cmp_table *t;
+ *   char err[512];
+ *   int rc = cmp_build(&o, dirs, ndirs, &t, err, sizeof(err));
+ *   if (rc == CMP_OK) { cmp_write(t, CMP_TEXT, stdout); cmp_free(t); }
+ *
+ * The library never prints; errors come back in err, warnings in t->notes.
+ * See docs/compare.md for the rules (columns, baseline, keys, formats). */
+#ifndef WBLAB_COMPARE_H
+#define WBLAB_COMPARE_H
+#include <stddef.h>
+#include <stdio.h>
+
+enum cmp_status {
+	CMP_OK = 0,
+	CMP_EINPUT,   /* unreadable or malformed meta/stats/params, bad DIR: exit 1 */
+	CMP_EEMPTY,   /* nothing selected, or no case in two columns: exit 1 */
+	CMP_EUSAGE,   /* unknown metric or field, bad regex: exit 2 */
+};
+
+enum cmp_format { CMP_TEXT, CMP_TSV, CMP_JSON };
+
+struct cmp_options {
+	const char *field;            /* NULL: "kernel" */
+	const char *metric;           /* NULL: "write_bw" */
+	const char *const *grep;      /* keep a result only if every regex matches */
+	int ngrep;
+	const char *const *vgrep;     /* drop a result if any regex matches */
+	int nvgrep;
+	int stddev;                   /* text: append " ±x%" to each cell */
+	int geomean;                  /* all formats: add the GEOMEAN row */
+};
+
+/* One (case, column) cell: the mean of its runs.  runs == 0: missing. */
+struct cmp_cell {
+	int runs;
+	double mean;
+	double stddev;                /* sample stddev (n-1); 0 when runs < 2 */
+};
+
+struct cmp_row {
+	char *key;                    /* GROUP/CASE-KERNEL, compared field as X */
+	struct cmp_cell *cells;       /* [ncols] */
+};
+
+struct cmp_table {
+	char *field, *metric;
+	int ncols;
+	char **cols;                  /* cols[0] is the baseline */
+	int nrows;
+	struct cmp_row *rows;         /* sorted by key (strcmp); each in >= 2 columns */
+	double *total;                /* [ncols] plain sums of the means, missing = 0 */
+	double *geomean;              /* [ncols] over rows positive in every column */
+	int ngeomean;                 /* rows that went into geomean */
+	int want_stddev, want_geomean;
+	int nresults;                 /* result dirs that went into the table */
+	int nsingle;                  /* cases left out: present in one column only */
+	int nnotes;
+	char **notes;                 /* one-line warnings for the caller to show */
+};
+
+/* Scans dirs (result dirs, or roots searched recursively) and builds the
+ * table.  Returns CMP_OK with *out set, or a status with a one-line reason
+ * in err (naming the file and line for malformed input). */
+int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
+	      struct cmp_table **out, char *err, size_t errlen);
+
+/* Percent change of v against base; 0 (no percent) when either is 0. */
+int cmp_change(double base, double v, double *pct);
+
+/* Writes the table; returns 0, or -1 on a write error. */
+int cmp_write(const struct cmp_table *t, enum cmp_format fmt, FILE *f);
+
+/* "text", "tsv", "json" -> 0, else -1. */
+int cmp_parse_format(const char *s, enum cmp_format *fmt);
+
+void cmp_free(struct cmp_table *t);
+
+#endif
