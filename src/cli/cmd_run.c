@@ -1,14 +1,67 @@
-/* Placeholder until the run command lands (see the open issues). */
+/* wblab run: the cases on the running kernel (see src/real/ and docs/real-runs.md). */
 #include <stdio.h>
 #include "commands.h"
+#include "../real/options.h"
+#include "../real/runner.h"
 #include "../util/util.h"
 
 static int run_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	wb_error("'run' is not implemented yet");
-	return 1;
+	static struct run_opts o;
+	char err[1024];
+	if (run_opts_parse(&o, argc, argv, err, sizeof(err))) {
+		wb_error("%s", err);
+		return EXIT_USAGE;
+	}
+	return o.cleanup ? real_cleanup(&o) : real_run(&o, argc, argv);
 }
 
-const struct wb_command cmd_run = { "run", "(not implemented yet)", "wblab run: not implemented yet\n", run_run };
+static const char usage[] =
+	"usage: wblab run [options] CASE...\n"
+	"       wblab run --cleanup [--scratch DIR]\n"
+	"\n"
+	"Runs each CASE on the running kernel and writes the same result directories as\n"
+	"'wblab sim' (OUT/GROUP/CASE-KERNEL[.RUN]/ with trace, stats, params, env, meta,\n"
+	"cmdline), so compare, plot and report treat real and simulated results alike.\n"
+	"Needs root.  Per case: a sparse image in the scratch dir on a fresh loop device\n"
+	"(direct I/O), mkfs, mount; vm.dirty_bytes or dirty_ratio and the background\n"
+	"threshold as CASE says; sync and drop caches; the writeback trace events of this\n"
+	"kernel captured through a private tracefs instance; NDD writers doing BS-sized\n"
+	"write()s to their own files for the runtime; then the stats, computed from the\n"
+	"trace as 'wblab import' computes them.\n"
+	"\n"
+	"Every change to the machine is journaled (SCRATCH/journal) before it is made and\n"
+	"undone at exit, on Ctrl-C or SIGTERM, and after a SIGKILL or crash by the next\n"
+	"'wblab run' or 'wblab run --cleanup'.\n"
+	"\n"
+	"CASE   [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG, e.g. ext4-2dd-4k-*-*-100M:10\n"
+	"       FS ext4, xfs or btrfs (ext2/ext3 too).  CPUS and MEM must be the machine's;\n"
+	"       '*' fills them in (the result's name carries the real values).\n"
+	"\n"
+	"options:\n"
+	"  -t, --runtime SEC     seconds each case runs (default 60)\n"
+	"  -o, --out DIR         results root (default ./results)\n"
+	"      --repeat N        run each case N times (run number recorded; compare\n"
+	"                        averages them)\n"
+	"      --kernel-name N   column name for compare (default: uname -r)\n"
+	"      --scratch DIR     where the journal, loop images and mounts live, an\n"
+	"                        absolute path (default /var/tmp/wblab)\n"
+	"      --image-size SIZE sparse loop image size (default 8G; writers rewrite their\n"
+	"                        files from the start after SIZE/2/NDD bytes)\n"
+	"      --dev PATH        use this block device instead of a loop image; DESTROYS\n"
+	"                        it; needs --yes-destroy\n"
+	"      --yes-destroy     confirms --dev\n"
+	"      --no-trace        no tracing: write_bw from the /proc/vmstat written counter\n"
+	"      --overhead        run each case untraced, then traced, and record both\n"
+	"                        (untraced_* stats, tracing_overhead_pct)\n"
+	"      --buffer-kb N     trace buffer per CPU in KiB (default 65536)\n"
+	"      --cleanup         undo whatever an interrupted earlier run left behind,\n"
+	"                        then exit\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"Exit status: 0 done; 1 machine not suitable (not root, no tracefs or loop\n"
+	"support, mkfs missing), run failed or interrupted (changes undone); 2 bad\n"
+	"options or a CASE this machine cannot run (CPUS/MEM differ, nfs).\n";
+
+const struct wb_command cmd_run = { "run", "run cases on the running kernel, safely (root)",
+				    usage, run_run };

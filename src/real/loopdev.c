@@ -1,0 +1,155 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "loopdev.h"
+#include "fileio.h"
+#include "../util/util.h"
+
+int loop_supported(void)
+{
+	int fd = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static int make_image(struct journal *j, const char *image, uint64_t size, char *err, size_t n)
+{
+	if (journal_add(j, "file", image, NULL)) {
+		snprintf(err, n, "cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
+	int fd = open(image, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)size)) {
+		snprintf(err, n, "cannot create image '%s': %s", image, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* One attempt on the device the kernel calls free; another user may win it. */
+static int try_attach(struct journal *j, int ctl, int img, struct loopdev *l, char *err,
+		      size_t n)
+{
+	int nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (nr < 0) {
+		snprintf(err, n, "no free loop device: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(l->dev, sizeof(l->dev), "/dev/loop%d", nr);
+	snprintf(l->name, sizeof(l->name), "loop%d", nr);
+	if (journal_add(j, "loop", l->dev, l->image, NULL)) {
+		snprintf(err, n, "cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
+	int fd = open(l->dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, n, "cannot open %s: %s", l->dev, strerror(errno));
+		return -1;
+	}
+	struct loop_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fd = (unsigned)img;
+	cfg.info.lo_flags = LO_FLAGS_DIRECT_IO;
+	/* lo_file_name is informational (64 bytes); keep its tail, the telling part */
+	size_t il = strlen(l->image), cap = sizeof(cfg.info.lo_file_name) - 1;
+	memcpy(cfg.info.lo_file_name, l->image + (il > cap ? il - cap : 0), il > cap ? cap : il);
+	int rc = ioctl(fd, LOOP_CONFIGURE, &cfg);
+	int e = errno;
+	struct stat st;
+	if (rc == 0 && fstat(fd, &st) == 0)
+		snprintf(l->majmin, sizeof(l->majmin), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	close(fd);
+	if (rc) {
+		snprintf(err, n, "cannot attach %s to %s: %s", l->image, l->dev, strerror(e));
+		errno = e;
+		return e == EBUSY ? 1 : -1;
+	}
+	return 0;
+}
+
+int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopdev *l,
+	       char *err, size_t errlen)
+{
+	memset(l, 0, sizeof(*l));
+	snprintf(l->image, sizeof(l->image), "%s", image);
+	if (make_image(j, image, size, err, errlen))
+		return -1;
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	int img = open(image, O_RDWR | O_CLOEXEC | O_DIRECT);
+	if (ctl < 0 || img < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", ctl < 0 ? "/dev/loop-control" : image,
+			 strerror(errno));
+		if (ctl >= 0)
+			close(ctl);
+		return -1;
+	}
+	int rc = 1;
+	for (int tries = 0; rc == 1 && tries < 10; tries++)
+		rc = try_attach(j, ctl, img, l, err, errlen);
+	close(ctl);
+	close(img);
+	return rc ? -1 : 0;
+}
+
+/* The loop device's backing file as the kernel reports it, "" if detached. */
+static void backing_file(const char *dev, char *buf, size_t n)
+{
+	const char *name = strrchr(dev, '/');
+	if (file_readf(buf, n, "/sys/block/%s/loop/backing_file", name ? name + 1 : dev))
+		buf[0] = 0;
+}
+
+int loop_undo(const struct jentry *e)
+{
+	if (e->nargs != 2)
+		return 0;
+	char cur[4096];
+	backing_file(e->args[0], cur, sizeof(cur));
+	if (strcmp(cur, e->args[1]) != 0)
+		return 0;  /* detached already, or someone else's now */
+	int fd = open(e->args[0], O_RDONLY | O_CLOEXEC);
+	for (int tries = 0; fd >= 0 && tries < 50; tries++) {
+		if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
+			close(fd);
+			return 0;
+		}
+		usleep(100000);  /* EBUSY: the file system is still going away */
+	}
+	wb_error("cannot detach %s (%s): %s", e->args[0], e->args[1], strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+int file_undo(const struct jentry *e)
+{
+	if (e->nargs != 1 || (unlink(e->args[0]) && errno != ENOENT)) {
+		wb_error("cannot remove '%s': %s", e->args[0], strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int loop_write_stat(const struct loopdev *l, uint64_t *sectors, uint64_t *ios)
+{
+	char buf[512];
+	unsigned long long f[8];
+	if (file_readf(buf, sizeof(buf), "/sys/block/%s/stat", l->name) ||
+	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3],
+		   &f[4], &f[5], &f[6], &f[7]) != 8)
+		return -1;
+	*ios = f[4];
+	*sectors = f[6];
+	return 0;
+}

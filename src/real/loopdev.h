@@ -1,0 +1,28 @@
+/* Loop devices over sparse images in the scratch dir, with direct I/O so the
+ * page cache of the backing file system does not blur the measurement. */
+#ifndef WBLAB_REAL_LOOPDEV_H
+#define WBLAB_REAL_LOOPDEV_H
+#include <stddef.h>
+#include <stdint.h>
+#include "journal.h"
+
+struct loopdev {
+	char dev[64];       /* /dev/loopN */
+	char name[32];      /* loopN */
+	char majmin[32];    /* 7:N, the bdi name */
+	char image[4096];
+};
+
+/* 1 if /dev/loop-control is usable. */
+int loop_supported(void);
+/* Journals and creates a sparse image of `size` bytes, journals and attaches
+ * it to a free loop device.  0 or -1 with err. */
+int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopdev *l,
+	       char *err, size_t errlen);
+/* Undo of "loop" (detach when still backed by our image) and "file" (unlink). */
+int loop_undo(const struct jentry *e);
+int file_undo(const struct jentry *e);
+/* Sectors written and write I/Os from /sys/block/NAME/stat. */
+int loop_write_stat(const struct loopdev *l, uint64_t *sectors, uint64_t *ios);
+
+#endif

@@ -1,0 +1,26 @@
+/* mkfs and mount of the test file system under the scratch dir. */
+#ifndef WBLAB_REAL_MOUNT_H
+#define WBLAB_REAL_MOUNT_H
+#include <stddef.h>
+#include "journal.h"
+
+/* Path of the mkfs tool for fs in buf, 0; or -1 when it is not installed. */
+int mkfs_tool(const char *fs, char *buf, size_t n);
+/* The options wblab passes to mkfs for fs (for the env record too). */
+const char *mkfs_options(const char *fs);
+/* Runs mkfs quietly; 0 or -1 with err. */
+int mkfs_run(const char *fs, const char *dev, char *err, size_t errlen);
+/* Journals and creates dir, journals and mounts dev there.  0 or -1. */
+int mount_fs(struct journal *j, const char *fs, const char *dev, const char *dir,
+	     char *err, size_t errlen);
+/* Mount options of the mount at dir as /proc/self/mounts shows them. */
+int mount_options(const char *dir, char *buf, size_t n);
+/* 1 when dir is a mount point now. */
+int is_mounted(const char *dir);
+/* Undo of "mount" (umount, lazily when it stays busy) and "dir" (rmdir). */
+int mount_undo(const struct jentry *e);
+int dir_undo(const struct jentry *e);
+/* Runs argv (NULL-terminated) with stdout to /dev/null; its exit status or -1. */
+int run_quiet(char *const argv[]);
+
+#endif

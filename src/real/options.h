@@ -1,0 +1,31 @@
+/* Command line of `wblab run`, parsed without touching the machine. */
+#ifndef WBLAB_REAL_OPTIONS_H
+#define WBLAB_REAL_OPTIONS_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../util/case.h"
+
+#define RUN_MAX_CASES 256
+
+struct run_opts {
+	double runtime;          /* seconds per case */
+	const char *out;         /* results root */
+	int repeat;
+	const char *kernel_name; /* NULL: uname -r */
+	const char *scratch;
+	const char *dev;         /* a real block device instead of a loop image */
+	int yes_destroy;
+	int cleanup;             /* undo a stale journal, then exit */
+	int no_trace;            /* measure without tracing (write_bw from /proc/vmstat) */
+	int overhead;            /* also run each case untraced and report the difference */
+	uint64_t image_size;
+	unsigned buffer_kb;      /* trace buffer per CPU */
+	int ncases;
+	struct wb_case cases[RUN_MAX_CASES];
+};
+
+/* Parses argv (argv[0] = "run").  0, or -1 with a one-line reason in err
+ * (the caller exits EXIT_USAGE). */
+int run_opts_parse(struct run_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+#endif

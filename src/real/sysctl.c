@@ -1,0 +1,101 @@
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sysctl.h"
+#include "fileio.h"
+#include "../util/util.h"
+
+static void sysctl_path(const char *name, char *path, size_t n)
+{
+	int len = snprintf(path, n, "/proc/sys/%s", name);
+	for (char *p = path + 10; len > 0 && *p; p++)
+		if (*p == '.')
+			*p = '/';
+}
+
+int sysctl_get(const char *name, char *buf, size_t n)
+{
+	char path[256];
+	sysctl_path(name, path, sizeof(path));
+	return file_read(path, buf, n);
+}
+
+static int sysctl_put(const char *name, const char *val)
+{
+	char path[256];
+	sysctl_path(name, path, sizeof(path));
+	return file_write(path, val);
+}
+
+int sysctl_set_knob(struct journal *j, const struct dirty_knob *k, int background,
+		    char *err, size_t errlen)
+{
+	const char *ratio = background ? "vm.dirty_background_ratio" : "vm.dirty_ratio";
+	const char *bytes = background ? "vm.dirty_background_bytes" : "vm.dirty_bytes";
+	char old_r[64], old_b[64], val[32];
+	if (sysctl_get(ratio, old_r, sizeof(old_r)) || sysctl_get(bytes, old_b, sizeof(old_b))) {
+		snprintf(err, errlen, "cannot read %s: %s", ratio, strerror(errno));
+		return -1;
+	}
+	if (journal_add(j, "sysctl", ratio, old_r, bytes, old_b, NULL)) {
+		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%" PRIu64, k->value);
+	const char *name = k->is_bytes ? bytes : ratio;
+	if (sysctl_put(name, val)) {
+		snprintf(err, errlen, "cannot set %s = %s: %s", name, val, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sysctl_undo(const struct jentry *e)
+{
+	if (e->nargs != 4)
+		return 0;
+	/* a nonzero old value is the one that was in force */
+	for (int i = 0; i < 4; i += 2) {
+		if (strcmp(e->args[i + 1], "0") == 0)
+			continue;
+		char cur[64];
+		if (sysctl_get(e->args[i], cur, sizeof(cur)) == 0 && strcmp(cur, e->args[i + 1]) == 0)
+			return 0;
+		if (sysctl_put(e->args[i], e->args[i + 1])) {
+			wb_error("cannot restore %s = %s: %s", e->args[i], e->args[i + 1],
+				 strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sysctl_dump_dirty(void *file)
+{
+	FILE *f = file;
+	DIR *d = opendir("/proc/sys/vm");
+	char *names[64];
+	int n = 0;
+	for (struct dirent *de; d && (de = readdir(d)) && n < 64;)
+		if (strncmp(de->d_name, "dirty", 5) == 0)
+			names[n++] = strdup(de->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), cmp_str);
+	for (int i = 0; i < n; i++) {
+		char full[128], val[64];
+		snprintf(full, sizeof(full), "vm.%s", names[i]);
+		if (names[i] && sysctl_get(full, val, sizeof(val)) == 0)
+			fprintf(f, "%s = %s\n", full, val);
+		free(names[i]);
+	}
+}

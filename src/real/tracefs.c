@@ -1,0 +1,189 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tracefs.h"
+#include "fileio.h"
+#include "mount.h"
+#include "../util/util.h"
+
+/* The events the shared stats code understands on a modern kernel. */
+static const char *const wanted_events[] = {
+	"global_dirty_state", "balance_dirty_pages", "bdi_dirty_ratelimit",
+	"writeback_single_inode", "writeback_written",
+};
+
+int tracefs_supported(void)
+{
+	char buf[8192];
+	return file_read("/proc/filesystems", buf, sizeof(buf)) == 0 && strstr(buf, "\ttracefs");
+}
+
+int tracefs_mount(struct journal *j, const char *dir, char *err, size_t errlen)
+{
+	if (is_mounted(dir))
+		return 0;  /* ours, left by a run whose journal was replayed already */
+	if (journal_add(j, "dir", dir, NULL) || journal_add(j, "mount", dir, "tracefs", NULL)) {
+		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
+	if ((mkdir(dir, 0700) && errno != EEXIST) || mount("nodev", dir, "tracefs", 0, NULL)) {
+		snprintf(err, errlen, "cannot mount tracefs on '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int inst_write(const struct trace_instance *t, const char *file, const char *val)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/%s", t->path, file);
+	return file_write(p, val);
+}
+
+static int enable_events(struct trace_instance *t, char *err, size_t errlen)
+{
+	t->nevents = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(wanted_events); i++) {
+		char f[128];
+		snprintf(f, sizeof(f), "events/writeback/%s/enable", wanted_events[i]);
+		if (inst_write(t, f, "1"))
+			continue;  /* this kernel has no such event */
+		snprintf(t->events[t->nevents++], sizeof(t->events[0]), "%s", wanted_events[i]);
+	}
+	if (!t->nevents) {
+		snprintf(err, errlen, "this kernel has none of the writeback trace events");
+		return -1;
+	}
+	return 0;
+}
+
+int tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
+		     struct trace_instance *t, char *err, size_t errlen)
+{
+	char kb[32];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->path, sizeof(t->path), "%s/instances/%s", root, name);
+	if (journal_add(j, "instance", t->path, NULL)) {
+		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
+	if (mkdir(t->path, 0700)) {
+		snprintf(err, errlen, "cannot create tracefs instance '%s': %s", t->path,
+			 strerror(errno));
+		return -1;
+	}
+	snprintf(kb, sizeof(kb), "%u", buffer_kb);
+	if (inst_write(t, "tracing_on", "0") || inst_write(t, "buffer_size_kb", kb) ||
+	    inst_write(t, "trace_clock", "mono")) {
+		snprintf(err, errlen, "cannot configure tracefs instance '%s': %s", t->path,
+			 strerror(errno));
+		return -1;
+	}
+	return enable_events(t, err, errlen);
+}
+
+int instance_undo(const struct jentry *e)
+{
+	if (e->nargs != 1)
+		return 0;
+	for (int tries = 0; tries < 50; tries++) {
+		if (rmdir(e->args[0]) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			break;
+		usleep(100000);  /* a reader still has trace_pipe open */
+	}
+	wb_error("cannot remove tracefs instance '%s': %s", e->args[0], strerror(errno));
+	return -1;
+}
+
+uint64_t tracefs_overrun(const struct trace_instance *t)
+{
+	uint64_t sum = 0;
+	for (int cpu = 0; cpu < 4096; cpu++) {
+		char buf[2048];
+		if (file_readf(buf, sizeof(buf), "%s/per_cpu/cpu%d/stats", t->path, cpu))
+			break;
+		const char *p = strstr(buf, "overrun:");
+		if (p)
+			sum += strtoull(p + 8, NULL, 10);
+	}
+	return sum;
+}
+
+static void *reader_main(void *arg)
+{
+	struct trace_capture *c = arg;
+	char *buf = malloc(1 << 20);
+	int idle_after_stop = 0;
+	while (buf && idle_after_stop < 2) {
+		ssize_t n = read(c->fd, buf, 1 << 20);
+		if (n > 0) {
+			if (fwrite(buf, 1, (size_t)n, c->out) != (size_t)n)
+				c->error = errno ? errno : EIO;
+			c->bytes += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			c->error = errno;
+			break;
+		}
+		if (c->stop)
+			idle_after_stop++;  /* empty twice after stop: drained */
+		struct pollfd p = { .fd = c->fd, .events = POLLIN };
+		poll(&p, 1, 100);
+	}
+	free(buf);
+	return NULL;
+}
+
+int trace_capture_start(struct trace_capture *c, const struct trace_instance *t,
+			const char *out_path, char *err, size_t errlen)
+{
+	char p[4200];
+	memset(c, 0, sizeof(*c));
+	snprintf(p, sizeof(p), "%s/trace_pipe", t->path);
+	c->fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	c->out = fopen(out_path, "w");
+	if (c->fd < 0 || !c->out) {
+		snprintf(err, errlen, "cannot open %s: %s", c->fd < 0 ? p : out_path,
+			 strerror(errno));
+		goto fail;
+	}
+	setvbuf(c->out, NULL, _IOFBF, 1 << 20);
+	if (pthread_create(&c->thread, NULL, reader_main, c)) {
+		snprintf(err, errlen, "cannot start the trace reader thread");
+		goto fail;
+	}
+	if (inst_write(t, "tracing_on", "1")) {
+		snprintf(err, errlen, "cannot turn tracing on in '%s': %s", t->path, strerror(errno));
+		trace_capture_stop(c, t);
+		return -1;
+	}
+	return 0;
+fail:
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->out)
+		fclose(c->out);
+	c->fd = -1;
+	c->out = NULL;
+	return -1;
+}
+
+int trace_capture_stop(struct trace_capture *c, const struct trace_instance *t)
+{
+	inst_write(t, "tracing_on", "0");
+	c->stop = 1;
+	pthread_join(c->thread, NULL);
+	close(c->fd);
+	c->fd = -1;
+	int rc = fclose(c->out) || c->error ? -1 : 0;
+	c->out = NULL;
+	return rc;
+}
