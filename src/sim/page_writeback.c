@@ -1,0 +1,205 @@
+#include "page_writeback.h"
+#include "fs_writeback.h"
+#include "proportions.h"
+#include "trace_emit.h"
+#include "vmstat.h"
+#include "../throttle/throttle.h"
+#include "../util/util.h"
+
+uint64_t determine_dirtyable_memory(const struct sim *s)
+{
+	/* free + reclaimable page cache + 1; no highmem on 64-bit (spec 3.2) */
+	return s->dirtyable_pages + 1;
+}
+
+static uint64_t knob_pages(const struct dirty_knob *k, uint64_t dirtyable)
+{
+	if (k->is_bytes)
+		return (k->value + PAGE_SIZE_BYTES - 1) / PAGE_SIZE_BYTES;
+	return k->value * dirtyable / 100;
+}
+
+void dirty_thresholds(const struct sim *s, uint64_t *pbg, uint64_t *pthresh)
+{
+	uint64_t avail = determine_dirtyable_memory(s);
+	uint64_t thresh = knob_pages(&s->c.thresh, avail);
+	uint64_t bg = knob_pages(&s->c.bg, avail);
+	if (bg >= thresh)
+		bg = thresh / 2;
+	*pbg = bg;
+	*pthresh = thresh;
+}
+
+void global_dirty_limits(struct sim *s, struct sthread *th, uint64_t *pbg, uint64_t *pthresh)
+{
+	uint64_t bg, thresh;
+	dirty_thresholds(s, &bg, &thresh);
+	/* no rt or PF_LESS_THROTTLE callers in a dd workload: no 25% boost */
+	*pbg = bg;
+	*pthresh = thresh;
+
+	struct wb_event e;
+	ev_begin(s, th, &e, EV_GLOBAL_DIRTY_STATE, NULL);
+	wb_event_set(&e, F_DIRTY, (int64_t)global_page_state(s, NR_FILE_DIRTY));
+	wb_event_set(&e, F_WRITEBACK, (int64_t)global_page_state(s, NR_WRITEBACK));
+	wb_event_set(&e, F_UNSTABLE, (int64_t)global_page_state(s, NR_UNSTABLE_NFS));
+	wb_event_set(&e, F_BG_THRESH, (int64_t)bg);
+	wb_event_set(&e, F_THRESH, (int64_t)thresh);
+	wb_event_set(&e, F_LIMIT, (int64_t)s->global_dirty_limit);
+	wb_event_set(&e, F_DIRTIED, (int64_t)global_page_state(s, NR_DIRTIED));
+	wb_event_set(&e, F_WRITTEN, (int64_t)global_page_state(s, NR_WRITTEN));
+	ev_emit(s, &e);
+}
+
+uint64_t hard_dirty_limit(const struct sim *s, uint64_t thresh)
+{
+	return thresh > s->global_dirty_limit ? thresh : s->global_dirty_limit;
+}
+
+uint64_t bdi_dirty_limit(struct sim *s, struct bdi *bdi, uint64_t thresh)
+{
+	uint64_t num, den;
+	uint64_t sum_min = 0;
+	for (int i = 0; i < s->nbdi; i++)
+		sum_min += s->bdis[i]->min_ratio;
+	prop_fraction(&s->vm_completions, &bdi->completions, &num, &den);
+	uint64_t share = thresh * (100 - sum_min) / 100;
+	share = den ? share * num / den : 0;
+	share += thresh * bdi->min_ratio / 100;
+	uint64_t cap = thresh * bdi->max_ratio / 100;
+	return share < cap ? share : cap;
+}
+
+void read_global_dirty(const struct sim *s, uint64_t *nr_reclaimable, uint64_t *nr_dirty)
+{
+	uint64_t rec = global_page_state(s, NR_FILE_DIRTY) + global_page_state(s, NR_UNSTABLE_NFS);
+	*nr_reclaimable = rec;
+	*nr_dirty = rec + global_page_state(s, NR_WRITEBACK);
+}
+
+void account_page_dirtied(struct sim *s, struct task *t, uint64_t n)
+{
+	struct inode *inode = t->inode;
+	struct bdi *bdi = inode->bdi;
+	int cpu = t->th.cpu;
+	mod_zone_page_state(s, cpu, NR_FILE_DIRTY, (int64_t)n);
+	mod_zone_page_state(s, cpu, NR_DIRTIED, (int64_t)n);
+	bdi_stat_mod(s, bdi, cpu, BDI_RECLAIMABLE, (int64_t)n);
+	if (s->model->count_bdi_dirtied)
+		bdi_stat_mod(s, bdi, cpu, BDI_DIRTIED, (int64_t)n);
+	if (s->model->task_dirty_proportion)
+		prop_inc(&s->vm_dirties, &t->dirties, n, PROP_FRAC_BASE);
+	inode->nr_dirty += n;
+	inode->size += n;
+	__mark_inode_dirty(s, inode, I_DIRTY_PAGES);
+}
+
+void set_page_writeback(struct sim *s, int cpu, struct inode *inode, uint64_t n)
+{
+	struct bdi *bdi = inode->bdi;
+	mod_zone_page_state(s, cpu, NR_FILE_DIRTY, -(int64_t)n);
+	bdi_stat_mod(s, bdi, cpu, BDI_RECLAIMABLE, -(int64_t)n);
+	mod_zone_page_state(s, cpu, NR_WRITEBACK, (int64_t)n);
+	bdi_stat_mod(s, bdi, cpu, BDI_WRITEBACK, (int64_t)n);
+	inode->nr_dirty -= n;
+	inode->nr_writeback += n;
+	inode->writeback_index += n;
+}
+
+void end_page_writeback(struct sim *s, struct inode *inode, uint64_t n, int commit_needed)
+{
+	struct bdi *bdi = inode->bdi;
+	int cpu = s->irq_cpu;
+	if (commit_needed) {
+		/* the request moves to the commit list before writeback ends (spec 7.3) */
+		mod_zone_page_state(s, cpu, NR_UNSTABLE_NFS, (int64_t)n);
+		bdi_stat_mod(s, bdi, cpu, BDI_RECLAIMABLE, (int64_t)n);
+		inode->nr_unstable += n;
+	} else {
+		inode->nr_clean += n;
+	}
+	mod_zone_page_state(s, cpu, NR_WRITEBACK, -(int64_t)n);
+	bdi_stat_mod(s, bdi, cpu, BDI_WRITEBACK, -(int64_t)n);
+	bdi_stat_mod(s, bdi, cpu, BDI_WRITTEN, (int64_t)n);
+	mod_zone_page_state(s, cpu, NR_WRITTEN, (int64_t)n);
+	inode->nr_writeback -= n;
+	/* __bdi_writeout_inc: one completion event per page */
+	prop_inc(&s->vm_completions, &bdi->completions, n, bdi->max_prop_frac);
+}
+
+void clear_unstable_pages(struct sim *s, struct inode *inode, uint64_t n)
+{
+	int cpu = s->irq_cpu;
+	mod_zone_page_state(s, cpu, NR_UNSTABLE_NFS, -(int64_t)n);
+	bdi_stat_mod(s, inode->bdi, cpu, BDI_RECLAIMABLE, -(int64_t)n);
+	inode->nr_unstable -= n;
+	inode->nr_clean += n;
+}
+
+/* global_update_limit: follow thresh up at once, decay 1/32 a step down */
+static void global_update_limit(struct sim *s, uint64_t thresh, uint64_t dirty, uint64_t now)
+{
+	if (now < s->update_time + bandwidth_interval(s))
+		return;
+	uint64_t limit = s->global_dirty_limit;
+	if (limit < thresh) {
+		limit = thresh;
+	} else {
+		uint64_t target = thresh > dirty ? thresh : dirty;
+		if (limit > target)
+			limit -= (limit - target) >> 5;
+	}
+	s->global_dirty_limit = limit;
+	s->update_time = now;
+}
+
+/* bdi_update_write_bandwidth (spec 3.5 step 5) */
+static void bdi_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t elapsed,
+				       uint64_t written)
+{
+	uint64_t period = roundup_pow2(3 * s->p.hz);
+	uint64_t avg = bdi->avg_write_bandwidth;
+	uint64_t old = bdi->write_bandwidth;
+	uint64_t bw = (written - bdi->written_stamp) * s->p.hz;
+	if (elapsed > period) {
+		bw /= elapsed;
+		avg = bw;
+	} else {
+		bw += (period - elapsed) * bdi->write_bandwidth;
+		bw >>= ilog2_u64(period);
+		if (avg > old && old >= bw)
+			avg -= (avg - old) >> 3;
+		if (avg < old && old <= bw)
+			avg += (old - avg) >> 3;
+	}
+	bdi->write_bandwidth = bw;
+	bdi->avg_write_bandwidth = avg;
+}
+
+void bdi_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
+			  uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty,
+			  uint64_t start_time, int from_flusher)
+{
+	uint64_t now = jiffies(s);
+	uint64_t interval = bandwidth_interval(s);
+	if (!from_flusher && !(now > bdi->bw_time_stamp + interval))
+		return;
+	uint64_t elapsed = now - bdi->bw_time_stamp;
+	if (elapsed < interval)
+		return;
+	uint64_t written = bdi_stat(bdi, BDI_WRITTEN);
+	uint64_t dirtied = bdi_stat(bdi, BDI_DIRTIED);
+	/* a quiet period before this caller started: only take a snapshot */
+	if (!(elapsed > s->p.hz && bdi->bw_time_stamp < start_time)) {
+		if (thresh) {
+			global_update_limit(s, thresh, dirty, now);
+			if (s->model->update_dirty_ratelimit)
+				s->model->update_dirty_ratelimit(s, bdi, thresh, bg, dirty, bdi_thresh,
+								 bdi_dirty, dirtied, elapsed);
+		}
+		bdi_update_write_bandwidth(s, bdi, elapsed, written);
+	}
+	bdi->dirtied_stamp = dirtied;
+	bdi->written_stamp = written;
+	bdi->bw_time_stamp = now;
+}

@@ -1,0 +1,189 @@
+/* Building the simulated machine from a CASE and the parameters, running it,
+ * and the invariants checked after every event in test runs. */
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+#include "fs_writeback.h"
+#include "page_writeback.h"
+#include "proportions.h"
+#include "vmstat.h"
+#include "writer.h"
+#include "../analysis/stats.h"
+#include "../dev/blkdev.h"
+#include "../throttle/throttle.h"
+#include "../util/util.h"
+
+int sim_run_events(struct sim *s);
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int check_inputs(const struct wb_case *c, const struct sim_params *p, char *err, size_t errlen)
+{
+	if (!c->cpus || !c->mem_mb)
+		FAIL("case '%s': the simulator needs explicit CPUS and MEM (no '*')", c->name);
+	if (strcmp(c->fs, "nfs") == 0)
+		FAIL("case '%s': the NFS model is not implemented yet", c->name);
+	if (!case_fs_is_disk(c->fs))
+		FAIL("case '%s': unknown file system '%s' (ext2, ext3, ext4, xfs, btrfs)", c->name, c->fs);
+	if (c->bs % PAGE_SIZE_BYTES)
+		FAIL("case '%s': the simulator needs a block size that is a multiple of 4k", c->name);
+	if (p->hz < 10 || p->hz > 10000)
+		FAIL("parameter hz=%llu out of range 10..10000", (unsigned long long)p->hz);
+	if (p->disk.bw_mbps <= 0 || p->disk.nr_requests < 2 || p->disk.max_request_kb < 4)
+		FAIL("disk parameters out of range (bw_mbps > 0, nr_requests >= 2, max_request_kb >= 4)");
+	if (p->cpu_page_ns <= 0 || p->batch_max_us <= 0 || p->stack_kb < 64)
+		FAIL("cpu_page_ns and batch_max_us must be > 0, stack_kb >= 64");
+	if (p->bdi_max_ratio > 100 || p->bdi_min_ratio > p->bdi_max_ratio)
+		FAIL("bdi_min_ratio <= bdi_max_ratio <= 100 required");
+	if (p->dirtyable_pct <= 0 || p->dirtyable_pct > 100)
+		FAIL("dirtyable_pct must be in (0, 100]");
+	return 0;
+}
+
+static void vmstat_tick(struct sim *s, void *arg)
+{
+	(void)arg;
+	vmstat_fold_all(s);
+	sim_call_at(s, s->now + NSEC_PER_SEC, vmstat_tick, NULL);
+}
+
+static int bdi_init(struct sim *s, struct bdi *bdi, const char *name)
+{
+	snprintf(bdi->name, sizeof(bdi->name), "%s", name);
+	for (int i = 0; i < NR_BDI_STAT_ITEMS; i++)
+		if (percpu_counter_init(&bdi->stat[i], s->ncpus, s->bdi_stat_batch))
+			return -1;
+	bdi->min_ratio = s->p.bdi_min_ratio;
+	bdi->max_ratio = s->p.bdi_max_ratio;
+	bdi->max_prop_frac = PROP_FRAC_BASE * bdi->max_ratio / 100;
+	bdi->bw_time_stamp = jiffies(s);
+	bdi->write_bandwidth = bdi->avg_write_bandwidth = INIT_BW_PAGES;
+	bdi->dirty_ratelimit = bdi->balanced_dirty_ratelimit = INIT_BW_PAGES;
+	list_init(&bdi->b_dirty);
+	list_init(&bdi->b_io);
+	list_init(&bdi->b_more_io);
+	if (s->p.warm_proportions)
+		prop_warm(&s->vm_completions, &bdi->completions, 1.0);
+	return 0;
+}
+
+int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
+	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	if (check_inputs(c, p, err, errlen))
+		return -1;
+	s->c = *c;
+	s->p = *p;
+	s->model = m;
+	s->rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+	if (!s->rng)
+		s->rng = 1;
+	s->ncpus = c->cpus;
+	s->total_pages = c->mem_mb * 256;
+	s->dirtyable_pages = (uint64_t)((double)s->total_pages * p->dirtyable_pct / 100.0);
+	s->irq_cpu = 0;
+	s->flusher_cpu = c->ndd % s->ncpus;
+	s->bdi_stat_batch = 8 * (1 + ilog2_u64((uint64_t)s->ncpus));
+	s->bdi_stat_error = (uint64_t)s->ncpus * (uint64_t)s->bdi_stat_batch;
+	if (vmstat_init(s))
+		FAIL("out of memory");
+	s->bdp_ratelimits = calloc((size_t)s->ncpus, sizeof(uint64_t));
+	s->cpu_busy_until = calloc((size_t)s->ncpus, sizeof(int64_t));
+	s->tasks = calloc((size_t)c->ndd, sizeof(struct task));
+	s->inodes = calloc((size_t)c->ndd, sizeof(struct inode));
+	struct bdi *bdi = calloc(1, sizeof(*bdi));
+	if (!s->bdp_ratelimits || !s->cpu_busy_until || !s->tasks || !s->inodes || !bdi)
+		FAIL("out of memory");
+	s->bdis[s->nbdi++] = bdi;
+
+	uint64_t bg, thresh;
+	dirty_thresholds(s, &bg, &thresh);
+	int shift = prop_calc_shift(thresh);
+	prop_descriptor_init(&s->vm_completions, shift);
+	prop_descriptor_init(&s->vm_dirties, shift);
+	if (bdi_init(s, bdi, "8:0"))
+		FAIL("out of memory");
+	bdi->ops = &blkdev_bdi_ops;
+	bdi->dev = blkdev_create(s, bdi);
+	if (!bdi->dev)
+		FAIL("out of memory");
+
+	s->ntasks = s->ninodes = c->ndd;
+	for (int i = 0; i < c->ndd; i++) {
+		struct inode *inode = &s->inodes[i];
+		inode->ino = 12 + (unsigned long)i;
+		inode->bdi = bdi;
+		list_init(&inode->i_wb_list);
+		struct task *t = &s->tasks[i];
+		t->idx = i;
+		t->inode = inode;
+		t->bs_pages = c->bs / PAGE_SIZE_BYTES;
+		t->th.cpu = i % s->ncpus;
+		if (s->p.warm_proportions && m->task_dirty_proportion)
+			prop_warm(&s->vm_dirties, &t->dirties, 1.0 / c->ndd);
+	}
+	m->init(s);
+	s->now = 0;
+	bdi_flusher_start(s, bdi, 1500);
+	for (int i = 0; i < s->ntasks; i++)
+		writer_start(s, &s->tasks[i]);
+	sim_call_at(s, NSEC_PER_SEC, vmstat_tick, NULL);
+	return 0;
+}
+
+int sim_run(struct sim *s, double seconds)
+{
+	s->end = (ktime_t)(seconds * (double)NSEC_PER_SEC);
+	return sim_run_events(s);
+}
+
+void sim_destroy(struct sim *s)
+{
+	for (int i = 0; i < s->ntasks; i++)
+		coro_free(&s->tasks[i].th.co);
+	for (int b = 0; b < s->nbdi; b++) {
+		struct bdi *bdi = s->bdis[b];
+		coro_free(&bdi->flusher.co);
+		for (int i = 0; i < NR_BDI_STAT_ITEMS; i++)
+			percpu_counter_destroy(&bdi->stat[i]);
+		blkdev_destroy(bdi->dev);
+		free(bdi);
+	}
+	vmstat_destroy(s);
+	free(s->bdp_ratelimits);
+	free(s->cpu_busy_until);
+	free(s->tasks);
+	free(s->inodes);
+	free(s->heap);
+	memset(s, 0, sizeof(*s));
+}
+
+#define BAD(...) do { snprintf(s->error, sizeof(s->error), __VA_ARGS__); return; } while (0)
+
+void sim_check_invariants(struct sim *s)
+{
+	const int64_t *ex = s->vm.exact;
+	int64_t dirty = 0, wb = 0, unstable = 0, clean = 0;
+	for (int i = 0; i < s->ninodes; i++) {
+		const struct inode *in = &s->inodes[i];
+		if ((int64_t)(in->nr_dirty | in->nr_writeback | in->nr_unstable | in->nr_clean) < 0)
+			BAD("inode %lu: a page count went negative", in->ino);
+		dirty += (int64_t)in->nr_dirty;
+		wb += (int64_t)in->nr_writeback;
+		unstable += (int64_t)in->nr_unstable;
+		clean += (int64_t)in->nr_clean;
+	}
+	if (ex[NR_DIRTIED] != dirty + wb + unstable + clean)
+		BAD("pages not conserved: dirtied %lld != dirty %lld + writeback %lld + unstable %lld + clean %lld",
+		    (long long)ex[NR_DIRTIED], (long long)dirty, (long long)wb, (long long)unstable,
+		    (long long)clean);
+	if (ex[NR_FILE_DIRTY] != dirty || ex[NR_WRITEBACK] != wb || ex[NR_UNSTABLE_NFS] != unstable)
+		BAD("global counters disagree with the inodes");
+	if (ex[NR_WRITTEN] != unstable + clean)
+		BAD("written %lld != unstable + clean %lld", (long long)ex[NR_WRITTEN],
+		    (long long)(unstable + clean));
+	for (int i = 0; i < NR_VM_ITEMS; i++)
+		if (ex[i] < 0)
+			BAD("vmstat item %d negative", i);
+}

@@ -1,0 +1,220 @@
+/* The simulated machine: an event-driven model of the Linux buffered-write
+ * path.  Time jumps from event to event; state is counters per task, inode and
+ * bdi, never per page.  Kernel threads (dd, flusher) are coroutines that sleep
+ * like their kernel counterparts. */
+#ifndef WBLAB_SIM_H
+#define WBLAB_SIM_H
+#include <stdint.h>
+#include "coro.h"
+#include "list.h"
+#include "params.h"
+#include "../util/case.h"
+#include "../trace/event.h"
+#include "../trace/trace_write.h"
+
+typedef int64_t ktime_t;       /* simulated nanoseconds since boot */
+#define NSEC_PER_SEC 1000000000LL
+
+struct sim;
+struct bdi;
+struct throttle_model;
+struct stats_acc;
+
+/* ---- threads, wait queues, timers ---------------------------------------- */
+
+struct sthread {
+	struct coro co;
+	struct sim *sim;
+	char comm[16];
+	int pid;
+	int cpu;
+	uint64_t wake_gen;           /* stale wake-ups carry an older generation */
+	struct sthread *wq_next;     /* link while on a wait queue */
+};
+
+struct waitq { struct sthread *head, *tail; };
+
+struct sim_timer {
+	void (*fn)(struct sim *, void *);
+	void *arg;
+	uint64_t gen;                /* bumping it cancels the pending expiry */
+	int pending;
+};
+
+/* ---- global vmstat counters with per-CPU drift (spec section 8) ----------- */
+
+enum zone_stat_item { NR_FILE_DIRTY, NR_WRITEBACK, NR_UNSTABLE_NFS, NR_DIRTIED, NR_WRITTEN,
+		      NR_VM_ITEMS };
+
+struct vmstat {
+	int64_t global[NR_VM_ITEMS];   /* folded value: what global_page_state() sees */
+	int64_t exact[NR_VM_ITEMS];    /* the true sum, for invariants */
+	int64_t *diff;                 /* [cpu * NR_VM_ITEMS + item] */
+	int threshold;
+};
+
+/* percpu_counter as used for the bdi stats */
+struct percpu_counter {
+	int64_t count;
+	int64_t *pcpu;
+	int batch;
+};
+
+/* ---- lib/proportions.c --------------------------------------------------- */
+
+struct prop_descriptor { int shift; uint64_t events; };
+struct prop_local { uint64_t events; uint64_t period; };
+
+/* ---- inodes -------------------------------------------------------------- */
+
+#define I_DIRTY_SYNC     1
+#define I_DIRTY_DATASYNC 2
+#define I_DIRTY_PAGES    4
+#define I_DIRTY (I_DIRTY_SYNC | I_DIRTY_DATASYNC | I_DIRTY_PAGES)
+#define I_SYNC         128
+
+struct inode {
+	unsigned long ino;
+	struct bdi *bdi;
+	unsigned state;
+	uint64_t dirtied_when;         /* jiffies */
+	struct list_node i_wb_list;    /* on b_dirty, b_io or b_more_io */
+	struct waitq sync_wq;          /* waiters for I_SYNC to clear */
+	/* page counts of the file's page cache, by state */
+	uint64_t nr_dirty, nr_writeback, nr_unstable, nr_clean;
+	uint64_t writeback_index;      /* next page offset of cyclic writeback */
+	uint64_t size;                 /* pages */
+	void *fs_private;              /* NFS inode state */
+};
+
+/* ---- backing device and its single writeback context -------------------- */
+
+enum bdi_stat_item { BDI_RECLAIMABLE, BDI_WRITEBACK, BDI_DIRTIED, BDI_WRITTEN, NR_BDI_STAT_ITEMS };
+
+struct writeback_control {
+	int64_t nr_to_write;
+	int for_kupdate, for_background, range_cyclic, sync_all;
+	uint64_t pages_skipped;
+};
+
+struct bdi_ops {
+	/* ->writepages: may sleep; decrements wbc->nr_to_write */
+	void (*writepages)(struct sim *, struct sthread *, struct inode *, struct writeback_control *);
+	/* ->write_inode (NFS: COMMIT decision); may change nr_to_write */
+	void (*write_inode)(struct sim *, struct sthread *, struct inode *, struct writeback_control *);
+};
+
+struct bdi {
+	char name[16];                 /* "8:0", "0:21" */
+	int id;
+	const struct bdi_ops *ops;
+	void *dev;                     /* blkdev or NFS client */
+	struct percpu_counter stat[NR_BDI_STAT_ITEMS];
+	struct prop_local completions;
+	uint64_t min_ratio, max_ratio, max_prop_frac;
+	/* bandwidth estimation, pages/s; stamps in jiffies / pages */
+	uint64_t bw_time_stamp, written_stamp, dirtied_stamp;
+	uint64_t write_bandwidth, avg_write_bandwidth;
+	uint64_t dirty_ratelimit, balanced_dirty_ratelimit;   /* 3.2 */
+	int dirty_exceeded;
+	/* bdi_writeback */
+	struct list_node b_dirty, b_io, b_more_io;
+	int wb_running;                /* BDI_writeback_running: writeback_in_progress() */
+	struct sthread flusher;
+	int flusher_kicked;            /* a wake-up is pending for the flusher */
+	int flusher_sleeping;
+	uint64_t last_old_flush;       /* jiffies */
+	struct sim_timer wakeup_timer;
+	/* statistics of I/O issued, for `stats` */
+	uint64_t io_count[2], io_pages[2];     /* [0] flusher, [1] dirtiers (3.1) */
+};
+
+/* ---- dd writer tasks ------------------------------------------------------ */
+
+struct task {
+	struct sthread th;
+	int idx;
+	struct inode *inode;
+	uint64_t bs_pages;             /* pages per write() (at least 1) */
+	uint64_t pages_written;        /* pages dirtied by its write() calls */
+	uint64_t pages_written_back;   /* 3.1: pages it wrote back itself */
+	/* 3.2 per-task poll state */
+	uint64_t nr_dirtied, nr_dirtied_pause;
+	/* 3.1 per-task dirtying proportion (vm_dirties) */
+	struct prop_local dirties;
+};
+
+/* ---- the whole machine ----------------------------------------------------- */
+
+struct heap_ent;
+
+struct sim {
+	struct sim_params p;
+	struct wb_case c;
+	const struct throttle_model *model;
+	void *model_state;
+	ktime_t now;
+	ktime_t end;
+	uint64_t seq;
+	struct heap_ent *heap;
+	size_t heap_len, heap_cap;
+	struct coro sched;             /* the scheduler's own context */
+	struct sthread *current;
+	uint64_t rng;
+	int ncpus;
+
+	/* memory and limits */
+	uint64_t total_pages, dirtyable_pages;
+	uint64_t global_dirty_limit;   /* smoothed, pages */
+	uint64_t update_time;          /* jiffies of its last update */
+	uint64_t ratelimit_pages;
+	uint64_t *bdp_ratelimits;      /* per-CPU dirty counters of the entry point */
+	int64_t *cpu_busy_until;
+	struct vmstat vm;
+	struct prop_descriptor vm_completions, vm_dirties;
+	int bdi_stat_batch;
+	uint64_t bdi_stat_error;
+
+	struct bdi *bdis[4];
+	int nbdi;
+	struct task *tasks;
+	int ntasks;
+	struct inode *inodes;
+	int ninodes;
+
+	/* output */
+	struct trace_writer *trace;    /* NULL with --no-trace */
+	struct stats_acc *stats;
+	uint64_t events;               /* dispatched events, for the benchmark */
+	int irq_cpu, flusher_cpu;
+	char error[256];               /* set when an invariant breaks */
+};
+
+/* time */
+static inline uint64_t jiffies(const struct sim *s) { return (uint64_t)(s->now * (int64_t)s->p.hz / NSEC_PER_SEC); }
+static inline ktime_t jiffies_to_ktime(const struct sim *s, uint64_t j) { return (ktime_t)j * NSEC_PER_SEC / (ktime_t)s->p.hz; }
+
+/* engine (sim.c) */
+int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
+	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen);
+int sim_run(struct sim *s, double seconds);
+void sim_destroy(struct sim *s);
+void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, int cpu,
+		   void (*fn)(void *), void *arg);
+void sthread_exit(struct sim *s) __attribute__((noreturn));
+/* schedule_timeout_uninterruptible: sleep until the jiffy boundary n ticks on */
+void schedule_timeout(struct sim *s, uint64_t n_jiffies);
+void sim_sleep_ns(struct sim *s, ktime_t ns);
+/* Sleep until woken through wq, or until `timeout_jiffies` (0 = none). Returns 1 if woken. */
+int sim_wait(struct sim *s, struct waitq *wq, uint64_t timeout_jiffies);
+void wake_up_all(struct sim *s, struct waitq *wq);
+void wake_up_thread(struct sim *s, struct sthread *t);
+void sim_timer_arm(struct sim *s, struct sim_timer *t, ktime_t when);
+void sim_timer_cancel(struct sim_timer *t);
+void sim_call_at(struct sim *s, ktime_t when, void (*fn)(struct sim *, void *), void *arg);
+/* Run on the task's CPU for ns (CPUs are shared FIFO when tasks outnumber them). */
+void cpu_run(struct sim *s, struct sthread *t, ktime_t ns);
+double sim_rand(struct sim *s);        /* uniform [0,1) */
+void sim_check_invariants(struct sim *s);
+
+#endif

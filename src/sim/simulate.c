@@ -1,0 +1,134 @@
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "simulate.h"
+#include "sim.h"
+#include "../analysis/stats.h"
+#include "../result/result.h"
+#include "../throttle/throttle.h"
+#include "../util/util.h"
+
+/* Figures only the simulator knows: who wrote the pages, and the I/O it issued. */
+static void sim_stats(struct sim *s, struct stats_acc *st, double runtime)
+{
+	uint64_t back = 0;
+	for (int i = 0; i < s->ntasks; i++) {
+		stats_task(st, s->tasks[i].th.pid, s->tasks[i].pages_written, runtime);
+		back += s->tasks[i].pages_written_back;
+	}
+	struct bdi *bdi = s->bdis[0];
+	stats_set(st, "dirtier_written_pages", (double)back);
+	stats_set(st, "flusher_io_count", (double)bdi->io_count[0]);
+	stats_set(st, "flusher_io_mean_kb",
+		  bdi->io_count[0] ? (double)bdi->io_pages[0] * 4 / (double)bdi->io_count[0] : 0);
+	stats_set(st, "dirtier_io_count", (double)bdi->io_count[1]);
+}
+
+static void write_params(const struct sim_job *j, FILE *f)
+{
+	fprintf(f, "# wblab %s simulated run\nkernel = %s\nmodel = %s\ncase = %s/%s\nseed = %llu\n"
+		   "runtime = %g\n",
+		WBLAB_VERSION, j->kernel_name, j->model->name, j->c.group, j->c.name,
+		(unsigned long long)j->seed, j->runtime);
+	params_write(j->p, f);
+}
+
+int simulate_one(const struct sim_job *j)
+{
+	char err[512], path[4200];
+	struct result_dir rd;
+	struct trace_writer tw;
+	struct sim *s = calloc(1, sizeof(*s));
+	struct stats_acc *st = stats_new();
+	int rc = 1, have_trace = 0;
+	if (!s || !st) {
+		wb_error("out of memory");
+		goto out;
+	}
+	if (result_begin(&rd, j->out, &j->c, j->kernel_name, 1, err, sizeof(err))) {
+		wb_error("%s", err);
+		goto out;
+	}
+	if (sim_init(s, &j->c, j->p, j->model, j->seed, err, sizeof(err))) {
+		wb_error("%s", err);
+		goto abort;
+	}
+	if (!j->no_trace) {
+		if (trace_writer_open(&tw, result_file(&rd, "trace", path, sizeof(path)), j->model->era)) {
+			wb_error("cannot write %s", path);
+			goto abort;
+		}
+		have_trace = 1;
+		s->trace = &tw;
+	}
+	s->stats = st;
+	if (sim_run(s, j->runtime)) {
+		wb_error("%s/%s under %s: model invariant broken at %.6f s: %s", j->c.group,
+			 j->c.name, j->model->name, (double)s->now / 1e9, s->error);
+		goto abort;
+	}
+	sim_stats(s, st, j->runtime);
+	if (have_trace && trace_writer_close(&tw)) {
+		have_trace = 0;
+		wb_error("writing the trace of %s failed", rd.final_path);
+		goto abort;
+	}
+	have_trace = 0;
+	FILE *f = result_fopen(&rd, "stats");
+	FILE *pf = result_fopen(&rd, "params");
+	int bad = !f || !pf || stats_write(st, f);
+	if (pf)
+		write_params(j, pf);
+	bad |= (f && fclose(f)) | (pf && fclose(pf));
+	bad |= result_write_meta(&rd, &j->c, j->kernel_name, 1, "sim");
+	bad |= result_write_cmdline(&rd, j->argc, j->argv);
+	if (bad || result_commit(&rd)) {
+		wb_error("cannot write result %s", rd.final_path);
+		goto abort;
+	}
+	rc = 0;
+	goto out;
+abort:
+	if (have_trace)
+		trace_writer_close(&tw);
+	result_abort(&rd);
+out:
+	if (s && s->model)
+		sim_destroy(s);
+	free(s);
+	stats_free(st);
+	return rc;
+}
+
+int simulate_all(const struct sim_job *js, int n, int jobs)
+{
+	int failed = 0, running = 0, next = 0;
+	if (jobs <= 1) {
+		for (int i = 0; i < n; i++)
+			failed += simulate_one(&js[i]);
+		return failed;
+	}
+	fflush(NULL);
+	while (next < n || running) {
+		if (next < n && running < jobs) {
+			pid_t pid = fork();
+			if (pid == 0)
+				_exit(simulate_one(&js[next]) ? 1 : 0);
+			if (pid < 0) {
+				failed += simulate_one(&js[next]);
+			} else {
+				running++;
+			}
+			next++;
+			continue;
+		}
+		int status;
+		if (wait(&status) < 0)
+			break;
+		running--;
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	}
+	return failed;
+}

@@ -1,0 +1,28 @@
+/* One simulated (case, kernel) run into a result directory: used by
+ * `wblab sim` and `wblab seed`. */
+#ifndef WBLAB_SIMULATE_H
+#define WBLAB_SIMULATE_H
+#include "params.h"
+#include "../util/case.h"
+
+struct throttle_model;
+
+struct sim_job {
+	struct wb_case c;
+	const struct throttle_model *model;
+	const char *kernel_name;   /* result/column name; the model's name by default */
+	const struct sim_params *p;
+	uint64_t seed;
+	double runtime;
+	const char *out;
+	int no_trace;
+	int argc;
+	char **argv;               /* recorded in `cmdline` */
+};
+
+/* Returns 0, or 1 with a one-line message printed. */
+int simulate_one(const struct sim_job *j);
+/* Runs jobs on up to `jobs` processes; returns the number that failed. */
+int simulate_all(const struct sim_job *js, int n, int jobs);
+
+#endif

@@ -1,0 +1,32 @@
+#include <string.h>
+#include "trace_emit.h"
+#include "../analysis/stats.h"
+
+void ev_begin(struct sim *s, struct sthread *th, struct wb_event *e, enum wb_event_type t,
+	      const struct bdi *bdi)
+{
+	e->type = t;
+	e->present = 0;
+	e->ts_us = s->now / 1000;
+	if (th) {
+		memcpy(e->comm, th->comm, sizeof(th->comm));
+		e->pid = th->pid;
+		e->cpu = th->cpu;
+	} else {
+		strcpy(e->comm, "<idle>");
+		e->pid = 0;
+		e->cpu = s->irq_cpu;
+	}
+	if (bdi)
+		memcpy(e->bdi, bdi->name, sizeof(bdi->name));
+	else
+		e->bdi[0] = 0;
+	e->reason[0] = 0;
+}
+
+void ev_emit(struct sim *s, struct wb_event *e)
+{
+	if (s->trace)
+		trace_write_event(s->trace, e);
+	stats_feed(s->stats, e);
+}

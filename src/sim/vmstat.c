@@ -1,0 +1,109 @@
+#include <stdlib.h>
+#include "vmstat.h"
+#include "../util/util.h"
+
+int vmstat_threshold(int cpus, uint64_t mem_mb)
+{
+	/* calculate_normal_threshold: one zone spanning memory (MODEL: no zone split) */
+	int t = 2 * fls_u64((uint64_t)cpus) * (1 + fls_u64(mem_mb / 128));
+	return t < 125 ? t : 125;
+}
+
+int vmstat_init(struct sim *s)
+{
+	s->vm.diff = calloc((size_t)s->ncpus * NR_VM_ITEMS, sizeof(int64_t));
+	s->vm.threshold = s->p.vmstat_drift ? vmstat_threshold(s->ncpus, s->c.mem_mb) : 0;
+	return s->vm.diff ? 0 : -1;
+}
+
+void vmstat_destroy(struct sim *s)
+{
+	free(s->vm.diff);
+}
+
+void mod_zone_page_state(struct sim *s, int cpu, enum zone_stat_item item, int64_t delta)
+{
+	struct vmstat *vm = &s->vm;
+	vm->exact[item] += delta;
+	if (!vm->threshold) {
+		vm->global[item] += delta;
+		return;
+	}
+	/* A batch of n single-page increments folds like __inc_zone_state: once
+	 * over the threshold, fold and over-step by half a threshold. */
+	int64_t t = vm->threshold, *d = &vm->diff[cpu * NR_VM_ITEMS + item];
+	int64_t x = *d + delta;
+	if (x > t) {
+		vm->global[item] += x + t / 2;
+		*d = -(t / 2);
+	} else if (x < -t) {
+		vm->global[item] += x - t / 2;
+		*d = t / 2;
+	} else {
+		*d = x;
+	}
+}
+
+uint64_t global_page_state(const struct sim *s, enum zone_stat_item item)
+{
+	int64_t v = s->vm.global[item];
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+void vmstat_fold_all(struct sim *s)
+{
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		for (int i = 0; i < NR_VM_ITEMS; i++) {
+			int64_t *d = &s->vm.diff[cpu * NR_VM_ITEMS + i];
+			s->vm.global[i] += *d;
+			*d = 0;
+		}
+}
+
+int percpu_counter_init(struct percpu_counter *c, int ncpus, int batch)
+{
+	c->count = 0;
+	c->batch = batch;
+	c->pcpu = calloc((size_t)ncpus, sizeof(int64_t));
+	return c->pcpu ? 0 : -1;
+}
+
+void percpu_counter_destroy(struct percpu_counter *c)
+{
+	free(c->pcpu);
+	c->pcpu = NULL;
+}
+
+void percpu_counter_add(struct percpu_counter *c, int cpu, int64_t amount)
+{
+	int64_t x = c->pcpu[cpu] + amount;
+	if (x >= c->batch || x <= -c->batch) {
+		c->count += x;
+		c->pcpu[cpu] = 0;
+	} else {
+		c->pcpu[cpu] = x;
+	}
+}
+
+uint64_t percpu_counter_read(const struct percpu_counter *c)
+{
+	return c->count < 0 ? 0 : (uint64_t)c->count;
+}
+
+uint64_t percpu_counter_sum(const struct percpu_counter *c, int ncpus)
+{
+	int64_t v = c->count;
+	for (int i = 0; i < ncpus; i++)
+		v += c->pcpu[i];
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+void bdi_stat_mod(struct sim *s, struct bdi *bdi, int cpu, enum bdi_stat_item i, int64_t n)
+{
+	percpu_counter_add(&bdi->stat[i], s->p.vmstat_drift ? cpu : 0, n);
+}
+
+uint64_t bdi_stat_sum(const struct sim *s, const struct bdi *b, enum bdi_stat_item i)
+{
+	return percpu_counter_sum(&b->stat[i], s->ncpus);
+}

@@ -1,0 +1,32 @@
+#include "writer.h"
+#include "page_writeback.h"
+#include "../throttle/throttle.h"
+
+/* generic_perform_write loop of `dd if=/dev/zero of=FILE bs=BS` */
+static void dd_main(void *arg)
+{
+	struct task *t = arg;
+	struct sim *s = t->th.sim;
+	double per_page = s->p.cpu_page_ns + s->p.syscall_ns / (double)t->bs_pages;
+	uint64_t burst = (uint64_t)(s->p.batch_max_us * 1000.0 / per_page);
+	if (burst < 1)
+		burst = 1;
+	for (;;) {
+		/* Dirty as many pages as can be dirtied before the throttle's entry
+		 * point would act: the same outcome as page-by-page calls. */
+		uint64_t n = s->model->pages_before_check(s, t);
+		if (n > burst)
+			n = burst;
+		cpu_run(s, &t->th, (ktime_t)((double)n * per_page));
+		account_page_dirtied(s, t, n);
+		t->pages_written += n;
+		s->model->ratelimited(s, t, n);
+	}
+}
+
+void writer_start(struct sim *s, struct task *t)
+{
+	char comm[16];
+	snprintf(comm, sizeof(comm), "dd");
+	sthread_start(s, &t->th, comm, 3000 + t->idx, t->th.cpu, dd_main, t);
+}

@@ -1,0 +1,297 @@
+/* Linux 3.2 "IO-less" balance_dirty_pages (spec section 5): dirtiers never
+ * write; they sleep so that their dirty rate follows the bdi's write bandwidth
+ * around a setpoint between the freerun point and the hard limit. */
+#include "common.h"
+#include "ioless.h"
+#include "../sim/fs_writeback.h"
+#include "../sim/page_writeback.h"
+#include "../sim/trace_emit.h"
+#include "../util/util.h"
+
+/* bdi_position_ratio (spec 5.3): 1024 = 1.0 */
+uint64_t bdi_position_ratio(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
+			    uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty)
+{
+	uint64_t write_bw = bdi->avg_write_bandwidth;
+	uint64_t freerun = (thresh + bg) / 2;
+	uint64_t limit = hard_dirty_limit(s, thresh);
+	uint64_t setpoint = (freerun + limit) / 2;
+	if (dirty >= limit)
+		return 0;
+
+	/* global control line: a cubic through freerun (2.0), setpoint (1.0), limit (0) */
+	int64_t x = ((int64_t)setpoint - (int64_t)dirty) * (1 << RATELIMIT_CALC_SHIFT) /
+		    ((int64_t)limit - (int64_t)setpoint + 1);
+	int64_t pos = x;
+	pos = (pos * x) >> RATELIMIT_CALC_SHIFT;
+	pos = (pos * x) >> RATELIMIT_CALC_SHIFT;
+	pos += 1 << RATELIMIT_CALC_SHIFT;
+	uint64_t pos_ratio = (uint64_t)pos;
+
+	/* bdi control line, flattened at 1/4 far above the bdi setpoint */
+	if (bdi_thresh > thresh)
+		bdi_thresh = thresh;
+	if (bdi_thresh < (limit - dirty) / 8)
+		bdi_thresh = (limit - dirty) / 8;   /* give an idle bdi room to ramp up */
+	uint64_t xs = (bdi_thresh << 16) / (thresh + 1);
+	uint64_t bdi_setpoint = (setpoint * xs) >> 16;
+	/* MODEL: signed, so the unreachable wrap of thresh - bdi_thresh cannot happen */
+	int64_t span_in = (int64_t)thresh - (int64_t)bdi_thresh + 8 * (int64_t)write_bw;
+	uint64_t span = ((uint64_t)(span_in > 0 ? span_in : 0) * xs) >> 16;
+	uint64_t x_intercept = bdi_setpoint + span;
+	if (bdi_dirty < x_intercept - span / 4)
+		pos_ratio = pos_ratio * (x_intercept - bdi_dirty) / (x_intercept - bdi_setpoint + 1);
+	else
+		pos_ratio /= 4;
+
+	/* bdi reserve area: keep a bdi's queue from running dry */
+	uint64_t reserve = bdi_thresh / 2;
+	if (bdi_dirty < reserve) {
+		if (bdi_dirty > reserve / 8)
+			pos_ratio = pos_ratio * reserve / bdi_dirty;
+		else
+			pos_ratio *= 8;
+	}
+	return pos_ratio;
+}
+
+/* bdi_max_pause (spec 5.6), jiffies */
+uint64_t bdi_max_pause(struct sim *s, struct bdi *bdi, uint64_t bdi_dirty)
+{
+	uint64_t bw = bdi->avg_write_bandwidth ? bdi->avg_write_bandwidth : 1;  /* MODEL: >= 1 */
+	uint64_t rl = bdi->dirty_ratelimit ? bdi->dirty_ratelimit : 1;
+	int hi = ilog2_u64(bw), lo = ilog2_u64(rl);
+	uint64_t t = s->p.hz / 50;
+	if (hi > lo)
+		t += (uint64_t)(hi - lo) * (20 * s->p.hz) / 1024;
+	uint64_t cap = bdi_dirty * s->p.hz / (8 * bw + 1);
+	if (t > cap)
+		t = cap;
+	uint64_t maxp = max_pause_jiffies(s);
+	return t < 4 ? 4 : t > maxp ? maxp : t;
+}
+
+uint64_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)
+{
+	if (thresh > dirty)
+		return 1ULL << (ilog2_u64(thresh - dirty) >> 1);
+	return 1;
+}
+
+/* bdi_update_dirty_ratelimit (spec 5.5): track write_bw / N */
+void bdi_update_dirty_ratelimit(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
+				uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty,
+				uint64_t dirtied, uint64_t elapsed)
+{
+	uint64_t freerun = (thresh + bg) / 2;
+	uint64_t limit = hard_dirty_limit(s, thresh);
+	uint64_t setpoint = (freerun + limit) / 2;
+	uint64_t rl = bdi->dirty_ratelimit;
+	uint64_t write_bw = bdi->avg_write_bandwidth;
+	uint64_t dirty_rate = (dirtied - bdi->dirtied_stamp) * s->p.hz / elapsed;
+	uint64_t pos = bdi_position_ratio(s, bdi, thresh, bg, dirty, bdi_thresh, bdi_dirty);
+	uint64_t task_rl = ((rl * pos) >> RATELIMIT_CALC_SHIFT) + 1;
+	uint64_t balanced = task_rl * write_bw / (dirty_rate | 1);
+	uint64_t prev = bdi->balanced_dirty_ratelimit, x, step = 0;
+
+	/* move only when balanced, its previous value and task_rl agree */
+	if (dirty < setpoint) {
+		x = prev < balanced ? prev : balanced;
+		x = x < task_rl ? x : task_rl;
+		if (rl < x)
+			step = x - rl;
+	} else {
+		x = prev > balanced ? prev : balanced;
+		x = x > task_rl ? x : task_rl;
+		if (rl > x)
+			step = rl - x;
+	}
+	/* damping; the shift count wraps at 64 as on x86-64 (spec 5.5 MODEL) */
+	step >>= (rl / (2 * step + 1)) & 63;
+	step = (step + 7) / 8;
+	if (rl < balanced)
+		rl += step;
+	else
+		rl -= step;
+	bdi->dirty_ratelimit = rl ? rl : 1;
+	bdi->balanced_dirty_ratelimit = balanced;
+
+	struct wb_event e;
+	ev_begin(s, s->current, &e, EV_BDI_DIRTY_RATELIMIT, bdi);
+	wb_event_set(&e, F_WRITE_BW, (int64_t)bdi->write_bandwidth * 4);
+	wb_event_set(&e, F_AWRITE_BW, (int64_t)bdi->avg_write_bandwidth * 4);
+	wb_event_set(&e, F_DIRTY_RATE, (int64_t)dirty_rate * 4);
+	wb_event_set(&e, F_DIRTY_RATELIMIT, (int64_t)bdi->dirty_ratelimit * 4);
+	wb_event_set(&e, F_TASK_RATELIMIT, (int64_t)task_rl * 4);
+	wb_event_set(&e, F_BALANCED_DIRTY_RATELIMIT, (int64_t)balanced * 4);
+	wb_event_set(&e, F_CGROUP_INO, 1);
+	ev_emit(s, &e);
+}
+
+struct bdp_trace {
+	uint64_t thresh, bg, dirty, bdi_thresh, bdi_dirty, rl, task_rl, dirtied, pause, start;
+};
+
+/* trace_balance_dirty_pages: note its limit/setpoint use the raw
+ * global_dirty_limit, not the controller's values (spec 9.4) */
+static void trace_bdp(struct sim *s, struct task *t, struct bdi *bdi, const struct bdp_trace *b)
+{
+	struct wb_event e;
+	uint64_t freerun = (b->thresh + b->bg) / 2;
+	uint64_t setpoint = (s->global_dirty_limit + freerun) / 2;
+	ev_begin(s, &t->th, &e, EV_BALANCE_DIRTY_PAGES, bdi);
+	wb_event_set(&e, F_LIMIT, (int64_t)s->global_dirty_limit);
+	wb_event_set(&e, F_SETPOINT, (int64_t)setpoint);
+	wb_event_set(&e, F_DIRTY, (int64_t)b->dirty);
+	wb_event_set(&e, F_BDI_SETPOINT, (int64_t)(setpoint * b->bdi_thresh / (b->thresh + 1)));
+	wb_event_set(&e, F_BDI_DIRTY, (int64_t)b->bdi_dirty);
+	wb_event_set(&e, F_DIRTY_RATELIMIT, (int64_t)b->rl * 4);
+	wb_event_set(&e, F_TASK_RATELIMIT, (int64_t)b->task_rl * 4);
+	wb_event_set(&e, F_DIRTIED, (int64_t)b->dirtied);
+	wb_event_set(&e, F_DIRTIED_PAUSE, (int64_t)t->nr_dirtied_pause);
+	wb_event_set(&e, F_PAUSED, (int64_t)((jiffies(s) - b->start) * 1000 / s->p.hz));
+	wb_event_set(&e, F_PAUSE, (int64_t)(b->pause * 1000 / s->p.hz));
+	wb_event_set(&e, F_PERIOD, 0);
+	wb_event_set(&e, F_THINK, 0);
+	wb_event_set(&e, F_CGROUP_INO, 1);
+	ev_emit(s, &e);
+}
+
+static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* balance_dirty_pages(mapping, pages_dirtied), 3.2 (spec 5.7) */
+static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages_dirtied)
+{
+	struct bdi *bdi = t->inode->bdi;
+	uint64_t nr_reclaimable = 0, nr_dirty = 0, bg = 0, thresh = 0;
+	uint64_t pause = 0, max_pause = 0, rl = 0;
+	int dirty_exceeded = 0;
+	uint64_t start_time = jiffies(s);
+
+	for (;;) {
+		read_global_dirty(s, &nr_reclaimable, &nr_dirty);
+		global_dirty_limits(s, &t->th, &bg, &thresh);
+		if (nr_dirty <= (thresh + bg) / 2)
+			break;
+		if (!writeback_in_progress(bdi))
+			bdi_start_background_writeback(s, &t->th, bdi);
+
+		uint64_t bdi_thresh = bdi_dirty_limit(s, bdi, thresh);
+		uint64_t bdi_reclaimable, bdi_dirty;
+		read_bdi_dirty(s, bdi, bdi_thresh, &bdi_reclaimable, &bdi_dirty);
+		dirty_exceeded = bdi_dirty > bdi_thresh || nr_dirty > thresh;
+		if (dirty_exceeded && !bdi->dirty_exceeded)
+			bdi->dirty_exceeded = 1;
+		bdi_update_bandwidth(s, bdi, thresh, bg, nr_dirty, bdi_thresh, bdi_dirty, start_time, 0);
+
+		max_pause = bdi_max_pause(s, bdi, bdi_dirty);
+		rl = bdi->dirty_ratelimit;
+		uint64_t pos = bdi_position_ratio(s, bdi, thresh, bg, nr_dirty, bdi_thresh, bdi_dirty);
+		uint64_t task_rl = (rl * pos) >> RATELIMIT_CALC_SHIFT;
+		struct bdp_trace tr = { thresh, bg, nr_dirty, bdi_thresh, bdi_dirty, rl, task_rl,
+					pages_dirtied, 0, start_time };
+		if (!task_rl) {
+			pause = max_pause;
+		} else {
+			pause = s->p.hz * pages_dirtied / task_rl;
+			if (pause == 0) {
+				trace_bdp(s, t, bdi, &tr);
+				pause = 1;    /* marker: keeps the poll interval from resetting */
+				break;
+			}
+			if (pause > max_pause)
+				pause = max_pause;
+		}
+		tr.pause = pause;
+		trace_bdp(s, t, bdi, &tr);
+		schedule_timeout(s, pause);
+		if (task_rl)
+			break;
+		/* over the hard limit: let a bdi with almost nothing dirty go */
+		if (bdi_dirty <= s->bdi_stat_error)
+			break;
+	}
+
+	if (!dirty_exceeded && bdi->dirty_exceeded)
+		bdi->dirty_exceeded = 0;
+	t->nr_dirtied = 0;
+	if (pause == 0) {
+		t->nr_dirtied_pause = dirty_poll_interval(nr_dirty, thresh);
+	} else if (pause <= max_pause / 4 && pages_dirtied >= t->nr_dirtied_pause) {
+		t->nr_dirtied_pause = clamp_u64(rl * (max_pause / 2) / s->p.hz,
+						pages_dirtied + pages_dirtied / 8, pages_dirtied * 4);
+	} else if (pause >= max_pause) {
+		t->nr_dirtied_pause = 1 | clamp_u64(rl * (max_pause / 2) / s->p.hz,
+						    pages_dirtied / 4, pages_dirtied - pages_dirtied / 8);
+	}
+	if (writeback_in_progress(bdi))
+		return;
+	if (nr_reclaimable > bg)
+		bdi_start_background_writeback(s, &t->th, bdi);
+}
+
+/* writeback_set_ratelimit: thresh / (cpus * 32), at least 16; no upper cap */
+void ioless_init(struct sim *s)
+{
+	uint64_t bg, thresh;
+	dirty_thresholds(s, &bg, &thresh);
+	uint64_t r = thresh / ((uint64_t)s->ncpus * 32);
+	s->ratelimit_pages = r < 16 ? 16 : r;
+	for (int i = 0; i < s->ntasks; i++)
+		s->tasks[i].nr_dirtied_pause = 32;   /* 128 KiB at fork */
+}
+
+static uint64_t task_limit(const struct task *t)
+{
+	uint64_t limit = t->nr_dirtied_pause;
+	if (t->inode->bdi->dirty_exceeded && limit > 8)
+		limit = 8;
+	return limit;
+}
+
+uint64_t ioless_pages_before_check(struct sim *s, struct task *t)
+{
+	uint64_t limit = task_limit(t);
+	uint64_t n = t->nr_dirtied < limit ? limit - t->nr_dirtied : 1;
+	uint64_t p = s->bdp_ratelimits[t->th.cpu];
+	uint64_t m = p < s->ratelimit_pages ? s->ratelimit_pages - p : 1;
+	return n < m ? n : m;
+}
+
+/* balance_dirty_pages_ratelimited_nr, 3.2 (spec 5.1) */
+void ioless_ratelimited(struct sim *s, struct task *t, uint64_t nr)
+{
+	uint64_t limit = task_limit(t);
+	uint64_t *p = &s->bdp_ratelimits[t->th.cpu];
+	t->nr_dirtied += nr;
+	if (t->nr_dirtied >= limit) {
+		*p = 0;
+	} else {
+		*p += nr;
+		if (*p >= s->ratelimit_pages) {
+			*p = 0;
+			limit = 0;
+		}
+	}
+	if (t->nr_dirtied >= limit)
+		balance_dirty_pages_32(s, t, t->nr_dirtied);
+}
+
+const struct throttle_model throttle_32_ioless = {
+	.name = "3.2-ioless",
+	.summary = "Linux 3.2: IO-less balance_dirty_pages, pauses around a setpoint",
+	.era = ERA_3_2,
+	.init = ioless_init,
+	.ratelimited = ioless_ratelimited,
+	.pages_before_check = ioless_pages_before_check,
+	.over_bground_thresh = over_bground_thresh_bdi,
+	.update_dirty_ratelimit = bdi_update_dirty_ratelimit,
+	.count_bdi_dirtied = 1,
+	.task_dirty_proportion = 0,
+	.nfs_datasync_on_write = 0,
+	.nfs_commit_skip_empty = 1,
+	.nfs_writeback_wait = 0,
+};

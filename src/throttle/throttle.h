@@ -1,0 +1,40 @@
+/* One interface for every throttling model.  A model is one file in this
+ * directory plus one line in registry.c; the simulator core calls only these
+ * hooks, so models can be added without touching each other. */
+#ifndef WBLAB_THROTTLE_H
+#define WBLAB_THROTTLE_H
+#include "../sim/sim.h"
+#include "../trace/trace_format.h"
+
+struct throttle_model {
+	const char *name;              /* as given to --kernel, e.g. "3.2-ioless" */
+	const char *summary;           /* one line for --help */
+	enum trace_era era;            /* trace formats this kernel printed */
+	/* Set ratelimit_pages etc. once the machine exists. */
+	void (*init)(struct sim *s);
+	/* balance_dirty_pages_ratelimited_nr(): the task just dirtied nr pages.
+	 * May sleep (throttle) and, in IO-ful models, write back. */
+	void (*ratelimited)(struct sim *s, struct task *t, uint64_t nr);
+	/* How many more pages the task can dirty before the call above would
+	 * enter balance_dirty_pages() - lets writers batch without changing
+	 * behaviour. */
+	uint64_t (*pages_before_check)(struct sim *s, struct task *t);
+	/* over_bground_thresh() for the flusher. */
+	int (*over_bground_thresh)(struct sim *s, struct bdi *bdi);
+	/* Called in the 200 ms bandwidth update when thresh != 0 (3.2+), NULL if none. */
+	void (*update_dirty_ratelimit)(struct sim *s, struct bdi *bdi, uint64_t thresh,
+				       uint64_t bg, uint64_t dirty, uint64_t bdi_thresh,
+				       uint64_t bdi_dirty, uint64_t dirtied, uint64_t elapsed);
+	unsigned count_bdi_dirtied : 1;      /* BDI_DIRTIED exists (3.2+) */
+	unsigned task_dirty_proportion : 1;  /* per-task vm_dirties (3.1) */
+	unsigned nfs_datasync_on_write : 1;  /* 3.1 NFS marks I_DIRTY_DATASYNC per write */
+	unsigned nfs_commit_skip_empty : 1;  /* 3.2 NFS returns early when ncommit == 0 */
+	unsigned nfs_writeback_wait : 1;     /* nfs-wq: flusher waits when too many pages under writeback */
+	const char *alias_of;                /* for aliases: the model name it stands for */
+};
+
+const struct throttle_model *throttle_lookup(const char *name);
+/* NULL-terminated list of all models, for --help */
+const struct throttle_model *const *throttle_models(void);
+
+#endif
