@@ -183,7 +183,7 @@ static const char *parse_pid_back(const char *line, const char *p, struct wb_eve
 			;
 	}
 	const char *d = q;
-	while (d > line && is_digit(d[-1]) && q - d < 10)
+	while (d > line && is_digit(d[-1]) && q - d < 9)
 		d--;
 	if (d == q || d == line || d[-1] != '-')
 		return NULL;
@@ -687,21 +687,21 @@ static void dat_close(struct trace_reader *r)
 }
 #endif
 
-struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen)
+/* Common part of the two openers: sniff the .dat magic. */
+static struct trace_reader *reader_init(FILE *f, int close_f, const char *name, char *err,
+					size_t errlen)
 {
 	struct trace_reader *r = calloc(1, sizeof(*r));
 	if (!r || !(r->buf = malloc(RBUF))) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", name);
+		if (close_f)
+			fclose(f);
 		free(r);
 		return NULL;
 	}
-	snprintf(r->path, sizeof(r->path), "%s", strcmp(path, "-") ? path : "<stdin>");
-	r->f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	r->close_f = r->f != stdin;
-	if (!r->f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		goto fail;
-	}
+	snprintf(r->path, sizeof(r->path), "%s", name);
+	r->f = f;
+	r->close_f = close_f;
 	while (r->end < sizeof(DAT_MAGIC) - 1 && fill(r))
 		;
 	if (r->io_errno) {
@@ -709,8 +709,8 @@ struct trace_reader *trace_reader_open(const char *path, char *err, size_t errle
 		goto fail;
 	}
 	if (r->end >= sizeof(DAT_MAGIC) - 1 && !memcmp(r->buf, DAT_MAGIC, sizeof(DAT_MAGIC) - 1)) {
-		if (!r->close_f) {
-			snprintf(err, errlen, "%s: trace-cmd .dat input must be a file, not stdin", r->path);
+		if (!close_f) {
+			snprintf(err, errlen, "%s: a trace-cmd .dat input must be a named file", r->path);
 			goto fail;
 		}
 		if (dat_open(r, err, errlen))
@@ -720,6 +720,23 @@ struct trace_reader *trace_reader_open(const char *path, char *err, size_t errle
 fail:
 	trace_reader_close(r);
 	return NULL;
+}
+
+struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen)
+{
+	if (!strcmp(path, "-"))
+		return reader_init(stdin, 0, "<stdin>", err, errlen);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return reader_init(f, 1, path, err, errlen);
+}
+
+struct trace_reader *trace_reader_fopen(FILE *f, const char *name, char *err, size_t errlen)
+{
+	return reader_init(f, 0, name, err, errlen);
 }
 
 void trace_reader_set_echo(struct trace_reader *r, FILE *f)
