@@ -141,7 +141,7 @@ static int run_writers(struct run_ctx *x, const struct wb_case *c, const struct 
 	uint64_t cap_bytes = (x->o->dev ? (1ULL << 30) : x->o->image_size) / 2 / (uint64_t)c->ndd;
 	if (trace_path) {
 		snprintf(name, sizeof(name), "wblab-%d", (int)getpid());
-		if (tracefs_instance(&x->j, x->tracefs_dir, name, x->o->buffer_kb, ti, err, errlen) ||
+		if (tracefs_instance(&x->j, x->tracefs_dir, name, x->o->buffer_kb, l->majmin, ti, err, errlen) ||
 		    trace_capture_start(&cap, ti, trace_path, err, errlen))
 			return -1;
 	}

@@ -45,11 +45,16 @@ static int inst_write(const struct trace_instance *t, const char *file, const ch
 	return file_write(p, val);
 }
 
-static int enable_events(struct trace_instance *t, char *err, size_t errlen)
+static int enable_events(struct trace_instance *t, const char *bdi, char *err, size_t errlen)
 {
+	char filter[64];
+	snprintf(filter, sizeof(filter), "bdi == \"%s\"", bdi);
 	t->nevents = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(wanted_events); i++) {
 		char f[128];
+		snprintf(f, sizeof(f), "events/writeback/%s/filter", wanted_events[i]);
+		if (strcmp(wanted_events[i], "global_dirty_state") != 0 && inst_write(t, f, filter))
+			continue;  /* no such event (or no bdi field) on this kernel */
 		snprintf(f, sizeof(f), "events/writeback/%s/enable", wanted_events[i]);
 		if (inst_write(t, f, "1"))
 			continue;  /* this kernel has no such event */
@@ -63,7 +68,7 @@ static int enable_events(struct trace_instance *t, char *err, size_t errlen)
 }
 
 int tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
-		     struct trace_instance *t, char *err, size_t errlen)
+		     const char *bdi, struct trace_instance *t, char *err, size_t errlen)
 {
 	char kb[32];
 	memset(t, 0, sizeof(*t));
@@ -84,7 +89,7 @@ int tracefs_instance(struct journal *j, const char *root, const char *name, unsi
 			 strerror(errno));
 		return -1;
 	}
-	return enable_events(t, err, errlen);
+	return enable_events(t, bdi, err, errlen);
 }
 
 int instance_undo(const struct jentry *e)

@@ -24,9 +24,11 @@ struct trace_instance {
 
 /* Journals and creates ROOT/instances/NAME with a buffer of buffer_kb per CPU,
  * the mono clock, and every writeback event this kernel has among those the
- * stats use.  Tracing is left off until trace_capture_start. */
+ * stats use; the per-bdi ones filtered to bdi (the test device, "7:0"), so
+ * wblab's own writing of the trace file stays out.  Tracing is left off until
+ * trace_capture_start. */
 int tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
-		     struct trace_instance *t, char *err, size_t errlen);
+		     const char *bdi, struct trace_instance *t, char *err, size_t errlen);
 /* Undo of "instance": rmdir (which also frees its buffer). */
 int instance_undo(const struct jentry *e);
 /* Events lost to a full buffer, summed over CPUs. */

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# End-to-end checks of `wblab run` on the running kernel: short real runs
+# (ext4, 1dd and 2dd, 3 s each on 1 GiB sparse loop images) and the safety
+# model: after every run, Ctrl-C, SIGKILL + --cleanup, and refused runs, every
+# vm.dirty_* sysctl, mount, loop device and tracefs setting is as before.
+# Needs $WBLAB.  Real runs are skipped (with the reason) only where root,
+# tracefs or loop devices are really absent.
+set -u
+WBLAB=${WBLAB:?set WBLAB to the wblab binary}
+T=$(mktemp -d /tmp/wblab-run-real.XXXXXX)
+SCRATCH=/var/tmp/wblab-e2e-$$
+OUT=$T/results
+CASES=('ext4-1dd-4k-*-*-100M:10' 'ext4-2dd-4k-*-*-100M:10')
+RUN=("$WBLAB" run -t 3 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH")
+cleanup() {
+	[ -e "$SCRATCH/journal" ] && "$WBLAB" run --cleanup --scratch "$SCRATCH" >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; fi; }
+skip() { echo "ok - $1 # SKIP $2"; }
+
+# Everything a run may touch, as text: sysctls, mounts, loop devices, tracefs.
+snapshot() {
+	for f in /proc/sys/vm/dirty*; do echo "$f=$(cat "$f")"; done
+	cat /proc/mounts
+	losetup -a 2>/dev/null | sort
+	local tr
+	tr=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	if [ -n "$tr" ]; then
+		ls "$tr/instances"
+		for f in tracing_on current_tracer buffer_size_kb trace_clock set_event; do
+			echo "$f=$(cat "$tr/$f" 2>/dev/null)"
+		done
+	fi
+}
+same_as_before() {
+	snapshot >"$T/after"
+	if diff "$T/before" "$T/after" >"$T/diff"; then ok "$1"; else nok "$1" "$(head -20 "$T/diff")"; fi
+}
+stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/stats"; }
+gt0() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
+
+# --- refused runs: clear errors, nothing changed -----------------------------
+snapshot >"$T/before"
+"$WBLAB" run --runtime 3 --bogus ext4-1dd-4k-*-*-100M:10 >"$T/o" 2>&1; rc=$?
+check "bad option exits 2" [ "$rc" = 2 ]
+check "bad option is named" grep -q "bad option '--bogus'" "$T/o"
+"$WBLAB" run -t abc 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
+check "bad --runtime exits 2 with a reason" eval '[ "$rc" = 2 ] && grep -q "bad --runtime" "$T/o"'
+"$WBLAB" run >"$T/o" 2>&1; rc=$?
+check "no CASE exits 2" eval '[ "$rc" = 2 ] && grep -q "no CASE" "$T/o"'
+"$WBLAB" run --scratch "$SCRATCH" 'ext4-1dd-4k-4096p-*-100M:10' >"$T/o" 2>&1; rc=$?
+check "CPU mismatch exits 2" [ "$rc" = 2 ]
+check "CPU mismatch says what the machine has" grep -q "this machine has $(nproc)p" "$T/o"
+"$WBLAB" run --scratch "$SCRATCH" 'ext4-1dd-4k-*-64M-100M:10' >"$T/o" 2>&1; rc=$?
+check "memory mismatch exits 2 and names the memory" \
+	eval '[ "$rc" = 2 ] && grep -q "different memory size" "$T/o"'
+"$WBLAB" run --scratch "$SCRATCH" 'nfs-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
+check "nfs is refused clearly" eval '[ "$rc" = 2 ] && grep -q "no NFS" "$T/o"'
+"$WBLAB" run --dev /dev/null 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
+check "--dev without --yes-destroy is refused" eval '[ "$rc" = 2 ] && grep -q "yes-destroy" "$T/o"'
+"$WBLAB" run --help >"$T/o" 2>&1
+check "--help documents --cleanup and --no-trace" eval 'grep -q -- "--cleanup" "$T/o" && grep -q -- "--no-trace" "$T/o"'
+
+if command -v setpriv >/dev/null; then
+	chmod 755 "$T"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "${RUN[@]}" -o "$T/nobody" "${CASES[0]}" \
+		>"$T/o" 2>&1; rc=$?
+	check "not root: exit 1" [ "$rc" = 1 ]
+	check "not root: one clear error" eval 'grep -q "must run as root" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ]'
+	check "not root: no scratch dir, no results" eval '[ ! -e "$SCRATCH" ] && [ ! -e "$T/nobody" ]'
+	same_as_before "not root: machine as before"
+else
+	skip "not root: clear error" "setpriv not installed"
+fi
+same_as_before "refused runs: machine as before"
+
+# --- real runs ----------------------------------------------------------------
+why=""
+[ "$(id -u)" = 0 ] || why="not root"
+[ -z "$why" ] && ! grep -qw tracefs /proc/filesystems && why="kernel has no tracefs"
+[ -z "$why" ] && [ ! -e /dev/loop-control ] && why="no loop device support"
+[ -z "$why" ] && ! command -v mkfs.ext4 >/dev/null && why="mkfs.ext4 not installed"
+if [ -n "$why" ]; then
+	for n in "real run" "Ctrl-C" "SIGKILL and --cleanup"; do skip "$n" "$why"; done
+	exit 0
+fi
+
+"${RUN[@]}" -o "$OUT" "${CASES[@]}" >"$T/run.out" 2>"$T/run.err"; rc=$?
+check "real run of ext4 1dd and 2dd exits 0" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || sed 's/^/#   /' "$T/run.err"
+same_as_before "real run: sysctls, mounts, loop devices, tracefs as before"
+check "real run: scratch dir removed" [ ! -e "$SCRATCH" ]
+for n in 1 2; do
+	d=$(ls -d "$OUT"/thresh=100M/ext4-${n}dd-4k-$(nproc)p-*M-100M:10-"$(uname -r)" 2>/dev/null | head -1)
+	if [ -z "$d" ]; then nok "${n}dd: result dir with the machine's CPUs and MEM" "$(ls -R "$OUT")"; continue; fi
+	ok "${n}dd: result dir with the machine's CPUs and MEM"
+	for f in trace stats params env meta cmdline; do
+		check "${n}dd: has $f" [ -s "$d/$f" ]
+	done
+	check "${n}dd: trace has global_dirty_state" grep -q ' global_dirty_state: dirty=' "$d/trace"
+	check "${n}dd: trace has balance_dirty_pages" grep -q ' balance_dirty_pages: bdi 7:' "$d/trace"
+	check "${n}dd: trace has writeback_written" grep -q ' writeback_written: bdi 7:' "$d/trace"
+	check "${n}dd: stats write_bw > 0" gt0 "$(stat_of "$d" write_bw)"
+	check "${n}dd: stats gds_samples > 0" gt0 "$(stat_of "$d" gds_samples)"
+	check "${n}dd: stats tasks = $n" [ "$(stat_of "$d" tasks)" = "$n" ]
+	check "${n}dd: stats device writes > 0" gt0 "$(stat_of "$d" dev_written_mb)"
+	check "${n}dd: meta source real" grep -qx 'source real' "$d/meta"
+	check "${n}dd: env has the case's dirty_bytes" grep -qx 'vm.dirty_bytes = 104857600' "$d/env"
+	check "${n}dd: env has scheduler, mount and bdi knobs" \
+		eval 'grep -q "^io_scheduler = " "$d/env" && grep -q "^mount_options = " "$d/env" && grep -q "^bdi.max_ratio = " "$d/env"'
+	check "${n}dd: params has writers = $n" grep -qx "writers = $n" "$d/params"
+	# the trace-derived stats are those `wblab import` computes from the same trace
+	"$WBLAB" import "$d/trace" -o "$T/imp$n" --case "${n}dd/ext4-${n}dd-4k-1p-1024M-100M:10" \
+		--kernel k >/dev/null 2>&1
+	imp=$(ls -d "$T/imp$n"/*/* 2>/dev/null | head -1)
+	same=1
+	for k in write_bw gds_samples flusher_samples written_pages nr_dirty_max_pages bdp_events pause_ms_p90; do
+		[ -n "$imp" ] && [ "$(stat_of "$d" $k)" = "$(stat_of "$imp" $k)" ] || same=0
+	done
+	check "${n}dd: stats match 'wblab import' of its trace" [ "$same" = 1 ]
+done
+
+# --- Ctrl-C mid-run -------------------------------------------------------------
+"$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/int" "${CASES[1]}" \
+	>"$T/o" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "$SCRATCH/mnt" /proc/mounts && break; sleep 0.1; done
+sleep 1
+check "Ctrl-C: the run had mounted and set the sysctl" \
+	eval 'grep -q "$SCRATCH/mnt" /proc/mounts && [ "$(cat /proc/sys/vm/dirty_bytes)" = 104857600 ]'
+kill -INT "$pid"; wait "$pid"; rc=$?
+check "Ctrl-C: exit 1 saying all was undone" eval '[ "$rc" = 1 ] && grep -q "every change was undone" "$T/o"'
+same_as_before "Ctrl-C: machine as before"
+check "Ctrl-C: no journal, no half result" eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/int" -name "*.tmp.*" 2>/dev/null)" ]'
+
+# --- SIGKILL, then --cleanup ------------------------------------------------------
+"$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/kill" "${CASES[1]}" \
+	>"$T/o" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "$SCRATCH/mnt" /proc/mounts && break; sleep 0.1; done
+sleep 1
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+sleep 0.3
+check "SIGKILL: changes left behind, journaled" \
+	eval 'grep -q "$SCRATCH/mnt" /proc/mounts && grep -q "^sysctl" "$SCRATCH/journal"'
+"$WBLAB" run --cleanup --scratch "$SCRATCH" >"$T/o" 2>&1; rc=$?
+check "SIGKILL: --cleanup exits 0" [ "$rc" = 0 ]
+check "SIGKILL: --cleanup says it undid the run" grep -q "cleaned up" "$T/o"
+same_as_before "SIGKILL + --cleanup: machine as before"
+check "SIGKILL + --cleanup: scratch and half result gone" \
+	eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/kill" -name "*.tmp.*" 2>/dev/null)" ]'
+check "SIGKILL + --cleanup: writers gone" eval '! pgrep -x dd -P 1 >/dev/null || ! pgrep -f "$SCRATCH" >/dev/null'
+"$WBLAB" run --cleanup --scratch "$SCRATCH" >"$T/o" 2>&1; rc=$?
+check "--cleanup with nothing to do exits 0" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'
+
+# --- tracing overhead: the same case untraced, then traced, in one run ---------
+"$WBLAB" run -t 2 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH" --overhead -o "$T/ovh" \
+	"${CASES[0]}" >"$T/o" 2>&1; rc=$?
+d=$(ls -d "$T"/ovh/*/* 2>/dev/null | head -1)
+check "--overhead run exits 0" [ "$rc" = 0 ]
+check "--overhead records both figures" \
+	eval '[ -n "$d" ] && gt0 "$(stat_of "$d" untraced_vmstat_write_bw)" && grep -q "^tracing_overhead_pct " "$d/stats"'
+check "--overhead prints the overhead" grep -q "tracing overhead" "$T/o"
+"$WBLAB" run -t 2 --image-size 1G --scratch "$SCRATCH" --no-trace -o "$T/nt" "${CASES[0]}" >"$T/o" 2>&1; rc=$?
+d=$(ls -d "$T"/nt/*/* 2>/dev/null | head -1)
+check "--no-trace run: write_bw from the written counter, no trace" \
+	eval '[ "$rc" = 0 ] && [ ! -e "$d/trace" ] && gt0 "$(stat_of "$d" write_bw)" && [ "$(stat_of "$d" traced)" = 0 ]'
+same_as_before "overhead and untraced runs: machine as before"
