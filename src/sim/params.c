@@ -21,7 +21,7 @@ static const struct param_desc descs[] = {
 	{ "debug_checks", PT_U64, P(debug_checks), 0, "1: check invariants after every event (tests)" },
 	{ "stack_kb", PT_U64, P(stack_kb), 256, "stack of each simulated kernel thread" },
 	{ "disk.bw_mbps", PT_DOUBLE, P(disk.bw_mbps), 57, "disk sequential write bandwidth, MiB/s" },
-	{ "disk.seek_ms", PT_DOUBLE, P(disk.seek_ms), 8, "disk cost of switching between files" },
+	{ "disk.seek_ms", PT_DOUBLE, P(disk.seek_ms), 4, "disk cost of switching files: short seek + half a turn at 7200 rpm" },
 	{ "disk.jitter_pct", PT_DOUBLE, P(disk.jitter_pct), 5, "+- random variation of each request's service time" },
 	{ "disk.nr_requests", PT_U64, P(disk.nr_requests), 128, "block queue nr_requests" },
 	{ "disk.max_request_kb", PT_U64, P(disk.max_request_kb), 512, "largest block request (max_sectors_kb)" },

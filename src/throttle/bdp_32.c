@@ -206,6 +206,9 @@ static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages
 				pause = max_pause;
 		}
 		tr.pause = pause;
+		if (s->p.debug_checks && pause > max_pause_jiffies(s))
+			snprintf(s->error, sizeof(s->error), "pause %llu jiffies > MAX_PAUSE",
+				 (unsigned long long)pause);
 		trace_bdp(s, t, bdi, &tr);
 		schedule_timeout(s, pause);
 		if (task_rl)

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# End-to-end checks of `wblab sim`: layout, trace formats, determinism, errors.
+set -u
+W=${WBLAB:?set WBLAB to the wblab binary}
+T=$(mktemp -d /tmp/wblab-sim-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n+1)); echo "ok $n - $1"; }
+nok() { n=$((n+1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+C=ext4-2dd-4k-4p-4096M-10M:10
+"$W" sim -t 20 -j 2 -o "$T/a" "$C" >"$T/out" 2>"$T/err"; rc=$?
+check "sim exits 0" '[ $rc -eq 0 ]'
+D31="$T/a/thresh=10M/$C-3.1-vanilla"; D32="$T/a/thresh=10M/$C-3.2-ioless"
+check "result dirs of both kernels" '[ -d "$D31" ] && [ -d "$D32" ]'
+for f in trace stats params meta cmdline; do
+  check "3.2 result has $f" '[ -s "$D32/$f" ]'
+done
+check "no temporary dirs left" '[ -z "$(find "$T/a" -name ".*tmp*")" ]'
+check "stdout lists the result dirs" 'grep -qF "$C-3.2-ioless" "$T/out"'
+check "meta names kernel and case" 'grep -qx "kernel 3.2-ioless" "$D32/meta" && grep -qx "case $C" "$D32/meta"'
+check "params has every model parameter" 'grep -q "^disk.bw_mbps = " "$D32/params" && grep -q "^hz = 1000" "$D32/params" && grep -q "^seed = 1" "$D32/params"'
+check "stats has write_bw > 0" 'awk "/^write_bw /{exit !(\$2 > 0)}" "$D32/stats"'
+for m in write_bw dirtied_pages written_pages task_bw_0 fairness_jain nr_dirty_max_pages nr_dirty_max_mb nr_dirty_mean_pages time_over_limit_s pause_count pause_ms_p50 pause_ms_p90 pause_ms_p99 pause_ms_max dirtier_written_pages flusher_io_count flusher_io_mean_kb; do
+  check "stats has $m" 'grep -q "^$m " "$D32/stats"'
+done
+# kernel-format trace lines: "%16s-%-5d [%03d] %5lu.%06lu: event: payload"
+check "3.2 trace has balance_dirty_pages in 3.2 layout" \
+  'grep -qE "^ +dd-30[0-9]{2} +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: balance_dirty_pages: bdi 8:0: limit=[0-9]+ setpoint=[0-9]+ dirty=[0-9]+ bdi_setpoint=[0-9]+ bdi_dirty=[0-9]+ dirty_ratelimit=[0-9]+ task_ratelimit=[0-9]+ dirtied=[0-9]+ dirtied_pause=[0-9]+ paused=[0-9]+ pause=[0-9-]+$" "$D32/trace"'
+check "3.2 trace has bdi_dirty_ratelimit" 'grep -qE ": bdi_dirty_ratelimit: bdi 8:0: write_bw=[0-9]+ awrite_bw=[0-9]+ dirty_rate=[0-9]+ dirty_ratelimit=[0-9]+ task_ratelimit=[0-9]+ balanced_dirty_ratelimit=[0-9]+$" "$D32/trace"'
+check "flusher global_dirty_state lines" 'grep -qE "^ +flush-8:0-[0-9]+ +\[[0-9]{3}\] +[0-9.]+: global_dirty_state: dirty=[0-9]+ writeback=[0-9]+ unstable=0 bg_thresh=1280 thresh=2560 limit=[0-9]+ dirtied=[0-9]+ written=[0-9]+$" "$D32/trace"'
+check "3.1 trace has balance_dirty_start/wait, no balance_dirty_pages" \
+  'grep -q ": balance_dirty_start: bdi 8:0$" "$D31/trace" && grep -q ": balance_dirty_wait: bdi 8:0$" "$D31/trace" && ! grep -q ": balance_dirty_pages:" "$D31/trace"'
+check "3.1 trace has balance_dirty_written" 'grep -qE ": balance_dirty_written: bdi 8:0 written [0-9]+$" "$D31/trace"'
+check "3.1 dirtiers wrote pages themselves" 'awk "/^dirtier_written_pages /{exit !(\$2 > 0)}" "$D31/stats"'
+
+# determinism: same seed -> identical bytes; another seed -> different trace
+"$W" sim -t 20 -j 1 -o "$T/b" "$C" >/dev/null 2>&1
+check "same case and seed give byte-identical results (all but cmdline, -j 2 vs -j 1)" 'diff -r -x cmdline "$T/a" "$T/b" >/dev/null'
+"$W" sim -t 20 --seed 7 -o "$T/c" "$C" >/dev/null 2>&1
+check "another seed gives another trace" '! cmp -s "$D32/trace" "$T/c/thresh=10M/$C-3.2-ioless/trace"'
+
+# --no-trace still computes stats
+"$W" sim -t 10 --no-trace -k 3.2-ioless -o "$T/d" "$C" >/dev/null 2>&1
+check "--no-trace: no trace, same stats keys" '[ ! -e "$T/d/thresh=10M/$C-3.2-ioless/trace" ] && grep -q "^write_bw " "$T/d/thresh=10M/$C-3.2-ioless/stats"'
+
+# --set overrides land in params and change the outcome
+"$W" sim -t 20 -k 3.2-ioless --set disk.bw_mbps=20 -o "$T/e" "$C" >/dev/null 2>&1
+check "--set disk.bw_mbps=20 is recorded and slows the disk" 'grep -qx "disk.bw_mbps = 20" "$T/e/thresh=10M/$C-3.2-ioless/params" && awk "/^write_bw /{exit !(\$2 < 22)}" "$T/e/thresh=10M/$C-3.2-ioless/stats"'
+
+# bad input: one line, exit 2, nothing written
+bad() {
+  local what=$1; shift
+  "$W" sim -o "$T/bad" "$@" >"$T/bo" 2>"$T/be"; local rc=$?
+  if [ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF -- "$what" "$T/be" && [ ! -e "$T/bad" ]; then
+    ok "bad input rejected: $*"; else nok "bad input rejected: $* (rc=$rc: $(head -c 200 "$T/be"))"; fi
+}
+bad "ext4-xdd" ext4-xdd-4k-4p-4096M-10M:10
+bad "threshold" ext4-1dd-4k-4p-4096M-10M
+bad "unknown kernel model '2.6'" -k 2.6 "$C"
+bad "unknown parameter 'disk.nope'" --set disk.nope=1 "$C"
+bad "bad value" --set hz=fast "$C"
+bad "NFS model" nfs-1dd-4k-4p-4096M-10M:10
+bad "--runtime" -t -5 "$C"
+bad "unknown file system" zfs-1dd-4k-4p-4096M-10M:10
+check "help lists models and parameters" '"$W" help sim | grep -q "3.2-ioless" && "$W" sim --help | grep -q "disk.seek_ms"'
+check "--version" '"$W" --version | grep -q "^wblab "'

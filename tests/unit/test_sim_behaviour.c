@@ -1,0 +1,170 @@
+/* The simulator as a whole: invariants after every event, and the behaviour
+ * each kernel is known for. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "analysis/stats.h"
+#include "sim/sim.h"
+#include "sim/page_writeback.h"
+#include "sim/vmstat.h"
+#include "throttle/throttle.h"
+#include "util/case.h"
+
+static struct sim *start(const char *cs, const char *model, int debug)
+{
+	struct wb_case c;
+	struct sim_params p;
+	char err[256];
+	struct sim *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	assert_int_equal(case_parse(cs, &c, err, sizeof(err)), 0);
+	params_defaults(&p);
+	p.debug_checks = (uint64_t)debug;
+	const struct throttle_model *m = throttle_lookup(model);
+	assert_non_null(m);
+	if (sim_init(s, &c, &p, m, 1, err, sizeof(err)))
+		fail_msg("sim_init: %s", err);
+	s->stats = stats_new();
+	return s;
+}
+
+static void finish(struct sim *s)
+{
+	stats_free(s->stats);
+	sim_destroy(s);
+	free(s);
+}
+
+/* pages conserved, no negative counter, pauses within [0, MAX_PAUSE]: checked
+ * by the simulator after every event when debug_checks is set */
+static void test_invariants_every_event(void **state)
+{
+	(void)state;
+	static const char *cases[] = { "ext4-1dd-4k-8p-4096M-1M:10", "ext4-10dd-4k-8p-4096M-1M:10",
+				       "xfs-2dd-4k-4p-4096M-100M:10", "ext4-10dd-64k-8p-4096M-10:5" };
+	static const char *models[] = { "3.1-vanilla", "3.2-ioless" };
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; k < 2; k++) {
+			struct sim *s = start(cases[i], models[k], 1);
+			if (sim_run(s, 20))
+				fail_msg("%s %s: %s", cases[i], models[k], s->error);
+			assert_true(s->vm.exact[NR_WRITTEN] > 0);
+			finish(s);
+		}
+}
+
+/* 3.2, one dd, 100M: after ramp-up the dirty pages hover near the setpoint
+ * (7/8 of thresh = 22400) and dirty_ratelimit near the write bandwidth.
+ * Tolerance 10% for dirty: the balance point sits where pos_ratio makes
+ * task_ratelimit equal write_bw, a little off the setpoint while
+ * dirty_ratelimit still converges; 15% for the ratelimit, whose damped steps
+ * stop moving within about 1/8 of the error. */
+static void test_ioless_1dd_setpoint(void **state)
+{
+	(void)state;
+	struct sim *s = start("ext4-1dd-4k-8p-4096M-100M:10", "3.2-ioless", 0);
+	double sum_dirty = 0, sum_rl = 0, sum_bw = 0;
+	int n = 0;
+	assert_int_equal(sim_run(s, 30), 0);
+	for (double t = 30.5; t <= 120; t += 0.5) {
+		assert_int_equal(sim_run(s, t), 0);
+		uint64_t rec, nr_dirty;
+		read_global_dirty(s, &rec, &nr_dirty);
+		sum_dirty += (double)nr_dirty;
+		sum_rl += (double)s->bdis[0]->dirty_ratelimit;
+		sum_bw += (double)s->bdis[0]->avg_write_bandwidth;
+		n++;
+	}
+	double dirty = sum_dirty / n, rl = sum_rl / n, bw = sum_bw / n;
+	double setpoint = (25600 * 3 / 4 + 25600) / 2;
+	print_message("dirty %.0f setpoint %.0f dirty_ratelimit %.0f write_bw %.0f pages/s\n",
+		      dirty, setpoint, rl, bw);
+	assert_true(dirty > setpoint * 0.90 && dirty < setpoint * 1.10);
+	assert_true(rl > bw * 0.85 && rl < bw * 1.15);
+	finish(s);
+}
+
+static double task_pages(const struct sim *s, int i) { return (double)s->tasks[i].pages_written; }
+
+/* 3.2 with 10 dd: each task gets about a tenth (Jain's index close to 1) */
+static void test_ioless_10dd_fair(void **state)
+{
+	(void)state;
+	struct sim *s = start("ext4-10dd-4k-8p-4096M-10M:10", "3.2-ioless", 0);
+	assert_int_equal(sim_run(s, 120), 0);
+	double sum = 0, sq = 0, min = 1e18, max = 0;
+	for (int i = 0; i < 10; i++) {
+		double x = task_pages(s, i);
+		sum += x;
+		sq += x * x;
+		min = x < min ? x : min;
+		max = x > max ? x : max;
+	}
+	double jain = sum * sum / (10 * sq);
+	print_message("jain %.4f min share %.3f max share %.3f\n", jain, min / sum, max / sum);
+	assert_true(jain > 0.99);
+	assert_true(min / sum > 0.085 && max / sum < 0.115);
+	finish(s);
+}
+
+/* 3.1: throttled dirtiers write pages back themselves; 3.2's never do.  At 10M the
+ * dirty pages exceed the tasks' limits; at 100M the 64 MB request queue holds
+ * most of the pool as writeback and the dirtiers mostly sleep. */
+static void test_vanilla_dirtiers_write(void **state)
+{
+	(void)state;
+	struct sim *s = start("ext4-10dd-4k-8p-4096M-10M:10", "3.1-vanilla", 0);
+	assert_int_equal(sim_run(s, 60), 0);
+	uint64_t back = 0;
+	for (int i = 0; i < s->ntasks; i++)
+		back += s->tasks[i].pages_written_back;
+	print_message("dirtiers wrote %llu of %lld pages, dirtier IOs %llu\n",
+		      (unsigned long long)back, (long long)s->vm.exact[NR_WRITTEN],
+		      (unsigned long long)s->bdis[0]->io_count[1]);
+	assert_true(back > (uint64_t)s->vm.exact[NR_WRITTEN] / 10);
+	assert_true(s->bdis[0]->io_count[1] > 0);
+	finish(s);
+	s = start("ext4-10dd-4k-8p-4096M-10M:10", "3.2-ioless", 0);
+	assert_int_equal(sim_run(s, 60), 0);
+	assert_int_equal(s->bdis[0]->io_count[1], 0);
+	finish(s);
+}
+
+/* 3.1's global limit is soft at tiny thresholds, 3.2's is rigid (seed section) */
+static void test_limit_overshoot(void **state)
+{
+	(void)state;
+	uint64_t peak[2];
+	static const char *models[] = { "3.1-vanilla", "3.2-ioless" };
+	for (int k = 0; k < 2; k++) {
+		struct sim *s = start("ext4-10dd-4k-8p-4096M-1M:10", models[k], 0);
+		peak[k] = 0;
+		for (double t = 5; t <= 60; t += 0.01) {
+			assert_int_equal(sim_run(s, t), 0);
+			uint64_t nr = (uint64_t)(s->vm.exact[NR_FILE_DIRTY] + s->vm.exact[NR_WRITEBACK]);
+			peak[k] = nr > peak[k] ? nr : peak[k];
+		}
+		finish(s);
+	}
+	print_message("peak dirty+writeback: 3.1 %llu, 3.2 %llu pages (thresh 256)\n",
+		      (unsigned long long)peak[0], (unsigned long long)peak[1]);
+	assert_true(peak[0] > 2 * peak[1]);
+	assert_true(peak[1] < 4 * 256);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invariants_every_event),
+		cmocka_unit_test(test_ioless_1dd_setpoint),
+		cmocka_unit_test(test_ioless_10dd_fair),
+		cmocka_unit_test(test_vanilla_dirtiers_write),
+		cmocka_unit_test(test_limit_overshoot),
+	};
+	return cmocka_run_group_tests_name("sim_behaviour", tests, NULL, NULL);
+}
