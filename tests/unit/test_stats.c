@@ -1,0 +1,204 @@
+/* stats.c against a hand-made trace whose numbers are worked out below by hand.
+ *
+ * global_dirty_state (ts in s, nr_dirty = dirty + writeback):
+ *   t=0    flush  dirty=100 wb=0   thresh=1000 limit=1000 dirtied=0     written=0
+ *   t=0.5  dd     dirty=300 wb=100 thresh=300  limit=350  dirtied=1000  written=0
+ *   t=1..10 flush dirty=200 wb=0   thresh=1000 limit=1000 dirtied=1000i written=2560i
+ *   t=11   flush  same, but written=2560*10 + 99999 (an outlier the rule skips)
+ * write_bw: N = 12 flusher samples, n = min(N/10, 100) = 1, end sample N-1-n = 10
+ *   (t=10): 25600 pages / 256 / 10 s = 10 MB/s.
+ * nr_dirty mean (time-weighted over 0..11 s): (100*0.5 + 400*0.5 + 200*10) / 11
+ *   = 2250 / 11 = 204.545.. -> 204.5; dirty mean (100*0.5 + 300*0.5 + 200*10) / 11 = 200.
+ * time over limit: the t=0.5 level 400 > max(300, 350) lasts 0.5 s.
+ * balance_dirty_pages: pid 100 pauses 10 20 30 40, dirtied 32 each (128 pages);
+ *   pid 200 pauses 5 100 0 -5, dirtied 128 128 128 0 (384 pages).
+ *   Positive pauses sorted 5 10 20 30 40 100: mean 205/6 = 34.1667; nearest rank
+ *   p50 = 3rd = 20, p90 = ceil(5.4) = 6th = 100, p99 = 100.
+ *   task bw = pages / 256 / 11 s: 0.0455 and 0.1364; Jain (1+3)^2 / (2 (1+9)) = 0.8.
+ *   task_ratelimit: four of 1000 and four of 2000 -> mean 1500.
+ * bdi_dirty_ratelimit: dirty_ratelimit 100 300, balanced 50 150, awrite_bw 1000 3000. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "analysis/stats.h"
+#include "trace/trace_read.h"
+
+static void feed_line(struct stats_acc *s, const char *line)
+{
+	struct wb_event e;
+	assert_int_equal(trace_parse_line(line, strlen(line), &e), 1);
+	stats_feed(s, &e);
+}
+
+static void gds(struct stats_acc *s, const char *comm, int pid, double t, int dirty, int wb,
+		int thresh, int limit, long dirtied, long written)
+{
+	char line[512];
+	snprintf(line, sizeof(line), "%16s-%-5d [000] %12.6f: global_dirty_state: dirty=%d "
+		 "writeback=%d bg_thresh=%d thresh=%d limit=%d dirtied=%ld written=%ld",
+		 comm, pid, t, dirty, wb, thresh / 2, thresh, limit, dirtied, written);
+	feed_line(s, line);
+}
+
+static void bdp(struct stats_acc *s, int pid, double t, int dirtied, int pause, int task_rl,
+		int paused)
+{
+	char line[512];
+	snprintf(line, sizeof(line), "              dd-%-5d [001] %12.6f: balance_dirty_pages: bdi 8:0: "
+		 "limit=1000 setpoint=800 dirty=300 wb_setpoint=400 wb_dirty=150 dirty_ratelimit=1000 "
+		 "task_ratelimit=%d dirtied=%d dirtied_pause=32 paused=%d pause=%d period=%d think=0 "
+		 "cgroup_ino=1", pid, t, task_rl, dirtied, paused, pause, pause);
+	feed_line(s, line);
+}
+
+static void bdr(struct stats_acc *s, double t, int rl, int balanced, int awbw)
+{
+	char line[512];
+	snprintf(line, sizeof(line), "              dd-100   [001] %12.6f: bdi_dirty_ratelimit: bdi 8:0: "
+		 "write_bw=1 awrite_bw=%d dirty_rate=3 dirty_ratelimit=%d task_ratelimit=5 "
+		 "balanced_dirty_ratelimit=%d cgroup_ino=1", t, awbw, rl, balanced);
+	feed_line(s, line);
+}
+
+static char *hand_trace_stats(void)
+{
+	struct stats_acc *s = stats_new();
+	gds(s, "flush-8:0", 9, 0.0, 100, 0, 1000, 1000, 0, 0);
+	bdp(s, 100, 0.1, 32, 10, 1000, 0);
+	bdp(s, 100, 0.2, 32, 20, 1000, 0);
+	bdr(s, 0.3, 100, 50, 1000);
+	gds(s, "dd", 100, 0.5, 300, 100, 300, 350, 1000, 0);
+	bdp(s, 100, 0.6, 32, 30, 1000, 250);
+	bdp(s, 100, 0.7, 32, 40, 1000, 0);
+	bdp(s, 200, 0.8, 128, 5, 2000, 0);
+	bdp(s, 200, 0.9, 128, 100, 2000, 0);
+	bdr(s, 0.95, 300, 150, 3000);
+	for (int i = 1; i <= 10; i++)
+		gds(s, "flush-8:0", 9, i, 200, 0, 1000, 1000, 1000L * i, 2560L * i);
+	bdp(s, 200, 10.5, 128, 0, 2000, 0);
+	bdp(s, 200, 10.6, 0, -5, 2000, 0);
+	gds(s, "flush-8:0", 9, 11, 200, 0, 1000, 1000, 11000, 25600 + 99999);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(stats_write(s, f), 0);
+	fclose(f);
+	stats_free(s);
+	return buf;
+}
+
+/* The value of "name" in a stats text, as printed. */
+static const char *stat_of(const char *text, const char *name, char *out, size_t cap)
+{
+	size_t n = strlen(name);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ') {
+			size_t m = strcspn(p + n + 1, "\n");
+			snprintf(out, cap, "%.*s", (int)m, p + n + 1);
+			return out;
+		}
+	return "(missing)";
+}
+
+#define EXPECT(text, name, want) do { \
+	char v_[64]; \
+	assert_string_equal(stat_of(text, name, v_, sizeof(v_)), want); \
+} while (0)
+
+static void test_write_bw_rule(void **state)
+{
+	(void)state;
+	char *t = hand_trace_stats();
+	EXPECT(t, "write_bw", "10");
+	EXPECT(t, "flusher_samples", "12");
+	EXPECT(t, "gds_samples", "13");
+	EXPECT(t, "duration_s", "11");
+	EXPECT(t, "written_pages", "125599");
+	EXPECT(t, "dirtied_pages", "11000");
+	free(t);
+}
+
+static void test_time_weighted_levels(void **state)
+{
+	(void)state;
+	char *t = hand_trace_stats();
+	EXPECT(t, "nr_dirty_mean_pages", "204.5000");
+	EXPECT(t, "dirty_mean_pages", "200");
+	EXPECT(t, "nr_dirty_max_pages", "400");
+	EXPECT(t, "dirty_max_pages", "300");
+	EXPECT(t, "writeback_max_pages", "100");
+	EXPECT(t, "time_over_limit_s", "0.5000");
+	free(t);
+}
+
+static void test_pauses(void **state)
+{
+	(void)state;
+	char *t = hand_trace_stats();
+	EXPECT(t, "bdp_events", "8");
+	EXPECT(t, "pause_count", "6");
+	EXPECT(t, "pause_ms_mean", "34.1667");
+	EXPECT(t, "pause_ms_p50", "20");
+	EXPECT(t, "pause_ms_p90", "100");
+	EXPECT(t, "pause_ms_p99", "100");
+	EXPECT(t, "pause_ms_max", "100");
+	EXPECT(t, "paused_ms_max", "250");
+	EXPECT(t, "task_ratelimit_mean_kbps", "1500");
+	EXPECT(t, "ratelimit_updates", "2");
+	EXPECT(t, "dirty_ratelimit_mean_kbps", "200");
+	EXPECT(t, "balanced_ratelimit_mean_kbps", "100");
+	EXPECT(t, "avg_write_bw_mean_kbps", "2000");
+	free(t);
+}
+
+static void test_fairness_from_bdp(void **state)
+{
+	(void)state;
+	char *t = hand_trace_stats();
+	EXPECT(t, "tasks", "2");
+	EXPECT(t, "task_bw_0", "0.0455");
+	EXPECT(t, "task_bw_1", "0.1364");
+	EXPECT(t, "fairness_jain", "0.8000");
+	free(t);
+}
+
+/* Producer-supplied progress overrides the bdp estimate; Jain of 1, 1, 4 MB/s
+ * is 36 / (3 * 18) = 0.6667. */
+static void test_fairness_from_tasks(void **state)
+{
+	(void)state;
+	struct stats_acc *s = stats_new();
+	stats_task(s, 3, 256 * 40, 10);
+	stats_task(s, 1, 256 * 10, 10);
+	stats_task(s, 2, 256 * 20, 20);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	stats_write(s, f);
+	fclose(f);
+	EXPECT(buf, "tasks", "3");
+	EXPECT(buf, "task_bw_0", "1");
+	EXPECT(buf, "task_bw_2", "4");
+	EXPECT(buf, "task_bw_sum", "6");
+	EXPECT(buf, "fairness_jain", "0.6667");
+	EXPECT(buf, "write_bw", "0");
+	free(buf);
+	stats_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_bw_rule),
+		cmocka_unit_test(test_time_weighted_levels),
+		cmocka_unit_test(test_pauses),
+		cmocka_unit_test(test_fairness_from_bdp),
+		cmocka_unit_test(test_fairness_from_tasks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
