@@ -606,7 +606,7 @@ static int dat_format(struct dat_src *d, struct tracecmd_input *h, struct tep_re
 	struct tep_event *ev = tep_find_event_by_record(tep, rec);
 	int pid = tep_data_pid(tep, rec);
 	const char *comm = tep_data_comm_from_pid(tep, pid);
-	unsigned long long us = rec->ts / 1000;
+	unsigned long long us = (rec->ts + 500) / 1000;   /* rounded, as the kernel prints */
 	trace_seq_reset(&d->info);
 	if (ev)
 		tep_print_event(tep, &d->info, rec, "%s", TEP_PRINT_INFO);
