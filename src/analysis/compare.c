@@ -691,6 +691,9 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	if (t->nsingle)
 		sv_push(&b->notes, xprintf("%d case(s) exist under one %s only and are not shown",
 					   t->nsingle, b->field));
+	if (t->want_geomean && t->ngeomean < t->nrows)
+		sv_push(&b->notes, xprintf("GEOMEAN covers %d of %d rows (the others have a missing "
+					   "or non-positive cell)", t->ngeomean, t->nrows));
 	t->notes = b->notes.v;
 	t->nnotes = b->notes.n;
 	memset(&b->notes, 0, sizeof(b->notes));
