@@ -8,25 +8,47 @@
 
 struct out { char *p; char *end; };
 
-static void put_str(struct out *o, const char *s)
+static void put_mem(struct out *o, const char *s, size_t n)
 {
-	while (*s && o->p < o->end)
-		*o->p++ = *s++;
+	if ((size_t)(o->end - o->p) < n) {
+		o->p = o->end;
+		return;
+	}
+	memcpy(o->p, s, n);
+	o->p += n;
 }
 
+static void put_str(struct out *o, const char *s)
+{
+	put_mem(o, s, strlen(s));
+}
+
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Two digits per division: integer formatting is most of the writer's time. */
 static void put_int(struct out *o, int64_t v)
 {
 	char tmp[24];
-	int n = 0;
+	char *q = tmp + sizeof(tmp);
 	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+		u /= 100;
+		*--q = digit_pairs[d + 1];
+		*--q = digit_pairs[d];
+	}
+	if (u >= 10) {
+		*--q = digit_pairs[u * 2 + 1];
+		*--q = digit_pairs[u * 2];
+	} else {
+		*--q = (char)('0' + u);
+	}
 	if (v < 0)
-		tmp[n++] = '-';
-	while (n && o->p < o->end)
-		*o->p++ = tmp[--n];
+		*--q = '-';
+	put_mem(o, q, (size_t)(tmp + sizeof(tmp) - q));
 }
 
 /* Right- or left-justified integer in a field of width w, zero- or space-padded. */

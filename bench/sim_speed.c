@@ -1,0 +1,85 @@
+/* bench/sim-speed: simulated seconds per wall second and peak RSS of
+ * `wblab sim` over the issue's matrix, one process per (case, kernel), pinned
+ * to one core, traces on.  Prints ratios, never asserts: machines are noisy. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	const char *wblab = argc > 1 ? argv[1] : "build/wblab";
+	const char *runtime = argc > 2 ? argv[2] : "300";
+	static const char *fs[] = { "ext4", "xfs" };
+	static const char *dd[] = { "1", "2", "10" };
+	static const char *th[] = { "1M", "10M", "100M", "1024M" };
+	static const char *k[] = { "3.1-vanilla", "3.2-ioless" };
+	char out[] = "/tmp/wblab-bench.XXXXXX";
+	if (!mkdtemp(out)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	double total_wall = 0, total_sim = 0, total_cpu = 0, worst_ratio = 1e18;
+	long max_rss = 0;
+	printf("%-36s %-12s %8s %8s %12s %11s %7s\n", "case", "kernel", "wall_s", "cpu_s", "sim_s/wall_s", "sim_s/cpu_s", "rss_MB");
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 3; b++)
+			for (int c = 0; c < 4; c++)
+				for (int m = 0; m < 2; m++) {
+					char cs[128];
+					snprintf(cs, sizeof(cs), "%s-%sdd-4k-8p-4096M-%s:10", fs[a], dd[b], th[c]);
+					double t0 = now();
+					pid_t pid = fork();
+					if (pid == 0) {
+						sched_setaffinity(0, sizeof(one), &one);
+						if (!freopen("/dev/null", "w", stdout)) {}
+						execl(wblab, wblab, "sim", "-j", "1", "-t", runtime, "-k", k[m],
+						      "-o", out, cs, (char *)NULL);
+						_exit(127);
+					}
+					int st;
+					struct rusage ru;
+					if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) ||
+					    WEXITSTATUS(st)) {
+						fprintf(stderr, "sim-speed: %s %s failed\n", cs, k[m]);
+						return 1;
+					}
+					double wall = now() - t0, sim = atof(runtime);
+					double ratio = sim / wall;
+					double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+						     (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+					printf("%-36s %-12s %8.3f %8.3f %12.0f %11.0f %7.1f\n", cs, k[m], wall, cpu,
+					       ratio, sim / (cpu > 1e-6 ? cpu : 1e-6), (double)ru.ru_maxrss / 1024);
+					total_cpu += cpu;
+					fflush(stdout);
+					total_wall += wall;
+					total_sim += sim;
+					worst_ratio = ratio < worst_ratio ? ratio : worst_ratio;
+					max_rss = ru.ru_maxrss > max_rss ? ru.ru_maxrss : max_rss;
+					char cmd[256];
+					snprintf(cmd, sizeof(cmd), "rm -rf '%s'/*", out);
+					if (system(cmd)) {}
+				}
+	rmdir(out);
+	printf("\ntotal: %.0f simulated s in %.2f wall s = %.0f simulated s per wall s "
+	       "(slowest case %.0f); %.2f CPU s = %.0f simulated s per CPU s; peak RSS %.1f MB "
+	       "per case (target: >= 5000 per wall s, < 50 MB)\n",
+	       total_sim, total_wall, total_sim / total_wall, worst_ratio, total_cpu,
+	       total_sim / total_cpu, (double)max_rss / 1024);
+	return 0;
+}
