@@ -15,6 +15,7 @@
 
 #define RBUF (64 * 1024)   /* read buffer; also the longest line we keep */
 #define MAX_SKIP_TOKENS 2  /* irq-flags / latency columns before the timestamp */
+#define MAX_FLAGS_LEN 16   /* "d..1." today; anything longer is not a flags column */
 
 static const char DAT_MAGIC[] = "\x17\x08\x44tracing";
 
@@ -149,12 +150,11 @@ static const char *parse_ts(const char *p, const char *end, int64_t *ts_us)
 {
 	int64_t secs = 0, us = 0;
 	int nd = 0, nf = 0;
-	for (; p < end && is_digit(*p); p++, nd++)
-		if (nd < 12)
-			secs = secs * 10 + (*p - '0');
+	for (; p < end && is_digit(*p) && nd <= 12; p++, nd++)
+		secs = secs * 10 + (*p - '0');
 	if (nd == 0 || nd > 12 || p >= end || *p != '.')
 		return NULL;
-	for (p++; p < end && is_digit(*p); p++, nf++)
+	for (p++; p < end && is_digit(*p) && nf <= 12; p++, nf++)
 		if (nf < 6)
 			us = us * 10 + (*p - '0');
 	if (nf == 0 || nf > 12 || p >= end || *p != ':')
@@ -215,7 +215,10 @@ static const char *try_context(const char *line, const char *br, const char *end
 			set_comm(e, line, dash);
 			return after;
 		}
-		p = token_end(p, end);
+		const char *te = token_end(p, end);
+		if (te - p > MAX_FLAGS_LEN)   /* also keeps '['-rich junk lines linear */
+			return NULL;
+		p = te;
 	}
 	return NULL;
 }
