@@ -45,19 +45,30 @@ static int inst_write(const struct trace_instance *t, const char *file, const ch
 	return file_write(p, val);
 }
 
+/* Filters an event to the test device by whichever field names the bdi on
+ * this kernel ("bdi" or "name"); events without one stay unfiltered. */
+static void filter_bdi(const struct trace_instance *t, const char *event, const char *bdi)
+{
+	static const char *const fields[] = { "bdi", "name" };
+	char f[128], filter[96];
+	snprintf(f, sizeof(f), "events/writeback/%s/filter", event);
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		snprintf(filter, sizeof(filter), "%s == \"%s\"", fields[i], bdi);
+		if (inst_write(t, f, filter) == 0)
+			return;
+	}
+}
+
 static int enable_events(struct trace_instance *t, const char *bdi, char *err, size_t errlen)
 {
-	char filter[64];
-	snprintf(filter, sizeof(filter), "bdi == \"%s\"", bdi);
 	t->nevents = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(wanted_events); i++) {
 		char f[128];
-		snprintf(f, sizeof(f), "events/writeback/%s/filter", wanted_events[i]);
-		if (strcmp(wanted_events[i], "global_dirty_state") != 0 && inst_write(t, f, filter))
-			continue;  /* no such event (or no bdi field) on this kernel */
 		snprintf(f, sizeof(f), "events/writeback/%s/enable", wanted_events[i]);
 		if (inst_write(t, f, "1"))
 			continue;  /* this kernel has no such event */
+		if (strcmp(wanted_events[i], "global_dirty_state") != 0)
+			filter_bdi(t, wanted_events[i], bdi);
 		snprintf(t->events[t->nevents++], sizeof(t->events[0]), "%s", wanted_events[i]);
 	}
 	if (!t->nevents) {

@@ -12,6 +12,10 @@ SCRATCH=/var/tmp/wblab-e2e-$$
 OUT=$T/results
 CASES=('ext4-1dd-4k-*-*-100M:10' 'ext4-2dd-4k-*-*-100M:10')
 RUN=("$WBLAB" run -t 3 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH")
+# One real-kernel test at a time on this machine (parallel `make check`s of
+# several builds would otherwise see each other's sysctls and mounts).
+exec 9>/tmp/wblab-run-real.lock
+flock 9
 cleanup() {
 	[ -e "$SCRATCH/journal" ] && "$WBLAB" run --cleanup --scratch "$SCRATCH" >/dev/null 2>&1
 	rm -rf "$T"
