@@ -1,9 +1,12 @@
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -41,6 +44,28 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* One wblab run per machine: sysctls are machine-wide, and two runs (even on
+ * different scratch dirs) would each restore the other's values.  An abstract
+ * unix socket is the lock: no file anywhere, released by the kernel even on
+ * SIGKILL.  Returns the held fd, or -1 with err. */
+static int machine_lock(char *err, size_t errlen)
+{
+	struct sockaddr_un a;
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	const char name[] = "wblab-run-machine-lock";
+	memcpy(a.sun_path + 1, name, sizeof(name) - 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a,
+			    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + sizeof(name))) == 0)
+		return fd;
+	snprintf(err, errlen, "another 'wblab run' is running on this machine (runs change "
+		 "machine-wide sysctls, so one at a time); nothing was changed");
+	if (fd >= 0)
+		close(fd);
+	return -1;
 }
 
 struct run_ctx {
@@ -405,6 +430,11 @@ int real_run(struct run_opts *o, int argc, char **argv)
 		wb_error("%s", err);
 		return 1;
 	}
+	int lock = machine_lock(err, sizeof(err));
+	if (lock < 0) {
+		wb_error("%s", err);
+		return 1;
+	}
 	catch_signals();
 	if (open_journal(&x, err, sizeof(err))) {
 		wb_error("%s", err);
@@ -424,6 +454,7 @@ int real_run(struct run_opts *o, int argc, char **argv)
 		wb_error("some changes could not be undone; run 'wblab run --cleanup'");
 		rc = 1;
 	}
+	close(lock);
 	if (interrupted) {
 		wb_error("interrupted by signal %d; every change was undone", (int)interrupted);
 		return 1;
@@ -437,6 +468,10 @@ int real_cleanup(const struct run_opts *o)
 	char err[1024], path[4200];
 	if (geteuid() != 0) {
 		wb_error("'wblab run --cleanup' must run as root; nothing was changed");
+		return 1;
+	}
+	if (machine_lock(err, sizeof(err)) < 0) {
+		wb_error("%s", err);
 		return 1;
 	}
 	snprintf(path, sizeof(path), "%s/journal", o->scratch);
