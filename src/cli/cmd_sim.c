@@ -26,7 +26,8 @@ static void usage(FILE *f)
 	      "THRESH/BG with a unit (K/M/G) are vm.dirty_bytes / dirty_background_bytes, bare\n"
 	      "numbers vm.dirty_ratio / dirty_background_ratio.  GROUP defaults to thresh=THRESH.\n"
 	      "FS ext2/ext3/ext4/xfs/btrfs all use the same disk model for now (one request\n"
-	      "queue, sequential bandwidth, a seek between files); nfs is not modelled yet.\n"
+	      "queue, sequential bandwidth, a seek between files); nfs is an NFSv3 mount over\n"
+	      "a gigabit link to a one-disk server (see docs/nfs-model.md).\n"
 	      "BS must be a multiple of 4k.\n\nmodels:\n", f);
 	for (const struct throttle_model *const *m = throttle_models(); *m; m++)
 		fprintf(f, "  %-22s %s\n", (*m)->name, (*m)->summary);
@@ -134,11 +135,10 @@ static int run_sim(int argc, char **argv)
 			free(js);
 			return EXIT_USAGE;
 		}
-		if (strcmp(cs.fs, "nfs") == 0 || !case_fs_is_disk(cs.fs) || !cs.cpus || !cs.mem_mb ||
-		    cs.bs % PAGE_SIZE_BYTES) {
+		int known_fs = case_fs_is_disk(cs.fs) || strcmp(cs.fs, "nfs") == 0;
+		if (!known_fs || !cs.cpus || !cs.mem_mb || cs.bs % PAGE_SIZE_BYTES) {
 			wb_error("case '%s': %s", argv[optind + i],
-				 strcmp(cs.fs, "nfs") == 0 ? "the NFS model is not implemented yet"
-				 : !case_fs_is_disk(cs.fs) ? "unknown file system (ext2/ext3/ext4/xfs/btrfs)"
+				 !known_fs ? "unknown file system (ext2/ext3/ext4/xfs/btrfs/nfs)"
 				 : cs.bs % PAGE_SIZE_BYTES ? "block size must be a multiple of 4k"
 							   : "CPUS and MEM must be given (no '*')");
 			free(js);

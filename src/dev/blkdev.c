@@ -122,4 +122,12 @@ void blkdev_writepages(struct sim *s, struct sthread *th, struct inode *inode,
 	}
 }
 
-const struct bdi_ops blkdev_bdi_ops = { blkdev_writepages, NULL };
+static void blkdev_destroy_dev(void *dev)
+{
+	blkdev_destroy(dev);
+}
+
+const struct bdi_ops blkdev_bdi_ops = {
+	.writepages = blkdev_writepages,
+	.destroy = blkdev_destroy_dev,
+};

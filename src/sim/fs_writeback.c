@@ -170,7 +170,7 @@ static int64_t write_inodes(struct sim *s, struct sthread *th, struct bdi *bdi,
 	while (!list_empty(&bdi->b_io)) {
 		struct inode *inode = INODE(list_last(&bdi->b_io));
 		int64_t chunk = writeback_chunk_size(s, bdi, w);
-		struct writeback_control wbc = { .nr_to_write = chunk, .for_kupdate = w->for_kupdate,
+		struct writeback_control wbc = { .nr_to_write = chunk, .chunk = chunk, .for_kupdate = w->for_kupdate,
 			.for_background = w->for_background, .range_cyclic = 1, .sync_all = w->sync_all };
 		writeback_single_inode(s, th, inode, &wbc);
 		int64_t written = chunk - wbc.nr_to_write;

@@ -92,6 +92,8 @@ void account_page_dirtied(struct sim *s, struct task *t, uint64_t n)
 	inode->nr_dirty += n;
 	inode->size += n;
 	__mark_inode_dirty(s, inode, I_DIRTY_PAGES);
+	if (bdi->ops->page_dirtied)
+		bdi->ops->page_dirtied(s, inode, n);
 }
 
 void set_page_writeback(struct sim *s, int cpu, struct inode *inode, uint64_t n)

@@ -10,6 +10,7 @@
 #include "writer.h"
 #include "../analysis/stats.h"
 #include "../dev/blkdev.h"
+#include "../nfs/nfs.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
 
@@ -21,10 +22,11 @@ static int check_inputs(const struct wb_case *c, const struct sim_params *p, cha
 {
 	if (!c->cpus || !c->mem_mb)
 		FAIL("case '%s': the simulator needs explicit CPUS and MEM (no '*')", c->name);
-	if (strcmp(c->fs, "nfs") == 0)
-		FAIL("case '%s': the NFS model is not implemented yet", c->name);
-	if (!case_fs_is_disk(c->fs))
-		FAIL("case '%s': unknown file system '%s' (ext2, ext3, ext4, xfs, btrfs)", c->name, c->fs);
+	if (!case_fs_is_disk(c->fs) && strcmp(c->fs, "nfs") != 0)
+		FAIL("case '%s': unknown file system '%s' (ext2, ext3, ext4, xfs, btrfs, nfs)", c->name, c->fs);
+	if (p->nfs.net_mbps <= 0 || p->nfs.wsize_kb < 4 || p->nfs.max_slots < 1 ||
+	    p->nfs.nfsd_threads < 1 || p->nfs.server_disk_mbps <= 0)
+		FAIL("nfs parameters out of range (net_mbps, server_disk_mbps > 0; wsize_kb >= 4; max_slots, nfsd_threads >= 1)");
 	if (c->bs % PAGE_SIZE_BYTES)
 		FAIL("case '%s': the simulator needs a block size that is a multiple of 4k", c->name);
 	if (p->hz < 10 || p->hz > 10000)
@@ -102,11 +104,9 @@ int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	int shift = prop_calc_shift(thresh);
 	prop_descriptor_init(&s->vm_completions, shift);
 	prop_descriptor_init(&s->vm_dirties, shift);
-	if (bdi_init(s, bdi, "8:0"))
-		FAIL("out of memory");
-	bdi->ops = &blkdev_bdi_ops;
-	bdi->dev = blkdev_create(s, bdi);
-	if (!bdi->dev)
+	int nfs = strcmp(c->fs, "nfs") == 0;
+	/* an NFS mount's bdi is named by its anonymous device number (0:NN) */
+	if (bdi_init(s, bdi, nfs ? "0:21" : "8:0"))
 		FAIL("out of memory");
 
 	s->ntasks = s->ninodes = c->ndd;
@@ -122,6 +122,15 @@ int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 		t->th.cpu = i % s->ncpus;
 		if (s->p.warm_proportions && m->task_dirty_proportion)
 			prop_warm(&s->vm_dirties, &t->dirties, 1.0 / c->ndd);
+	}
+	if (nfs) {
+		if (nfs_mount_create(s, bdi))
+			FAIL("out of memory");
+	} else {
+		bdi->ops = &blkdev_bdi_ops;
+		bdi->dev = blkdev_create(s, bdi);
+		if (!bdi->dev)
+			FAIL("out of memory");
 	}
 	m->init(s);
 	s->now = 0;
@@ -147,7 +156,8 @@ void sim_destroy(struct sim *s)
 		coro_free(&bdi->flusher.co);
 		for (int i = 0; i < NR_BDI_STAT_ITEMS; i++)
 			percpu_counter_destroy(&bdi->stat[i]);
-		blkdev_destroy(bdi->dev);
+		if (bdi->ops && bdi->ops->destroy)
+			bdi->ops->destroy(bdi->dev);
 		free(bdi);
 	}
 	vmstat_destroy(s);

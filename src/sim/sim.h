@@ -93,15 +93,26 @@ enum bdi_stat_item { BDI_RECLAIMABLE, BDI_WRITEBACK, BDI_DIRTIED, BDI_WRITTEN, N
 
 struct writeback_control {
 	int64_t nr_to_write;
+	int64_t chunk;                 /* the per-inode chunk this call started with */
 	int for_kupdate, for_background, range_cyclic, sync_all;
 	uint64_t pages_skipped;
 };
 
+struct result_dir;
+
 struct bdi_ops {
 	/* ->writepages: may sleep; decrements wbc->nr_to_write */
 	void (*writepages)(struct sim *, struct sthread *, struct inode *, struct writeback_control *);
-	/* ->write_inode (NFS: COMMIT decision); may change nr_to_write */
+	/* ->write_inode (NFS: COMMIT decision); may change nr_to_write; may be NULL */
 	void (*write_inode)(struct sim *, struct sthread *, struct inode *, struct writeback_control *);
+	/* ->write_begin before a write() copies into the page cache; may sleep; may be NULL */
+	void (*write_begin)(struct sim *, struct sthread *, struct inode *);
+	/* after n pages of the inode were dirtied by write(); may be NULL */
+	void (*page_dirtied)(struct sim *, struct inode *, uint64_t n);
+	/* end of run: device-specific stats and files (NFS mountstats); may be NULL */
+	void (*report)(struct sim *, struct bdi *, struct stats_acc *, const struct result_dir *);
+	/* frees bdi->dev */
+	void (*destroy)(void *dev);
 };
 
 struct bdi {

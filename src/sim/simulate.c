@@ -10,7 +10,8 @@
 #include "../util/util.h"
 
 /* Figures only the simulator knows: who wrote the pages, and the I/O it issued. */
-static void sim_stats(struct sim *s, struct stats_acc *st, double runtime)
+static void sim_stats(struct sim *s, struct stats_acc *st, double runtime,
+		      const struct result_dir *rd)
 {
 	uint64_t back = 0;
 	for (int i = 0; i < s->ntasks; i++) {
@@ -23,6 +24,8 @@ static void sim_stats(struct sim *s, struct stats_acc *st, double runtime)
 	stats_set(st, "flusher_io_mean_kb",
 		  bdi->io_count[0] ? (double)bdi->io_pages[0] * 4 / (double)bdi->io_count[0] : 0);
 	stats_set(st, "dirtier_io_count", (double)bdi->io_count[1]);
+	if (bdi->ops->report)
+		bdi->ops->report(s, bdi, st, rd);
 }
 
 static void write_params(const struct sim_job *j, FILE *f)
@@ -68,7 +71,7 @@ int simulate_one(const struct sim_job *j)
 			 j->c.name, j->model->name, (double)s->now / 1e9, s->error);
 		goto abort;
 	}
-	sim_stats(s, st, j->runtime);
+	sim_stats(s, st, j->runtime, &rd);
 	if (have_trace && trace_writer_close(&tw)) {
 		have_trace = 0;
 		wb_error("writing the trace of %s failed", rd.final_path);

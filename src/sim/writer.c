@@ -14,6 +14,8 @@ static void dd_main(void *arg)
 	for (;;) {
 		/* Dirty as many pages as can be dirtied before the throttle's entry
 		 * point would act: the same outcome as page-by-page calls. */
+		if (t->inode->bdi->ops->write_begin)
+			t->inode->bdi->ops->write_begin(s, &t->th, t->inode);
 		uint64_t n = s->model->pages_before_check(s, t);
 		if (n > burst)
 			n = burst;

@@ -131,18 +131,31 @@ static void ratelimited_31(struct sim *s, struct task *t, uint64_t nr)
 	balance_dirty_pages_31(s, t, write_chunk);
 }
 
+#define VANILLA_31                                            \
+	.init = init_31,                                      \
+	.ratelimited = ratelimited_31,                        \
+	.pages_before_check = pages_before_check_31,          \
+	.over_bground_thresh = over_bground_thresh_global,    \
+	.update_dirty_ratelimit = NULL,                       \
+	.count_bdi_dirtied = 0,                               \
+	.task_dirty_proportion = 1,                           \
+	.nfs_datasync_on_write = 1,                           \
+	.nfs_commit_skip_empty = 0,                           \
+	.nfs_writeback_wait = 0
+
 const struct throttle_model throttle_31_vanilla = {
 	.name = "3.1-vanilla",
 	.summary = "Linux 3.1: IO-ful balance_dirty_pages, dirtiers write back themselves",
 	.era = ERA_3_1,
-	.init = init_31,
-	.ratelimited = ratelimited_31,
-	.pages_before_check = pages_before_check_31,
-	.over_bground_thresh = over_bground_thresh_global,
-	.update_dirty_ratelimit = NULL,
-	.count_bdi_dirtied = 0,
-	.task_dirty_proportion = 1,
-	.nfs_datasync_on_write = 1,
-	.nfs_commit_skip_empty = 0,
-	.nfs_writeback_wait = 0,
+	VANILLA_31,
+};
+
+/* the seed table's first column: 3.1-rc8 has the same throttling code and
+ * differs only in the writeback_single_inode trace format */
+const struct throttle_model throttle_31_rc8_vanilla = {
+	.name = "3.1.0-rc8-vanilla+",
+	.summary = "alias of 3.1-vanilla with 3.1-rc8 trace formats (the seed's first kernel)",
+	.era = ERA_3_1_RC8,
+	.alias_of = "3.1-vanilla",
+	VANILLA_31,
 };

@@ -2,11 +2,15 @@
 #include <string.h>
 #include "throttle.h"
 
-extern const struct throttle_model throttle_31_vanilla, throttle_32_ioless;
+extern const struct throttle_model throttle_31_vanilla, throttle_32_ioless, throttle_31_nfs_wq4,
+	throttle_31_rc8_vanilla, throttle_31_rc8_nfs_wq4;
 
 static const struct throttle_model *const models[] = {
 	&throttle_31_vanilla,
 	&throttle_32_ioless,
+	&throttle_31_nfs_wq4,
+	&throttle_31_rc8_vanilla,
+	&throttle_31_rc8_nfs_wq4,
 	NULL,
 };
 

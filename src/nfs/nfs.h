@@ -1,0 +1,81 @@
+/* An NFSv3 client mount, its RPC transport over one TCP link, and the server
+ * (nfsd threads, page cache, one disk) - docs/nfs-model.md.  Only the client
+ * code paths that matter for buffered dd writes are modelled. */
+#ifndef WBLAB_NFS_H
+#define WBLAB_NFS_H
+#include "../sim/sim.h"
+
+enum nfs_op { NFSPROC_WRITE, NFSPROC_COMMIT, NFS_NR_OPS };
+
+struct nfs_rpc {
+	enum nfs_op op;
+	struct inode *inode;
+	uint64_t pages;
+	int stable;                 /* WRITE sent FILE_SYNC */
+	ktime_t created, xmit_start;
+	struct nfs_mount *mount;
+	struct nfs_rpc *next;
+	struct nfs_rpc *all_next;   /* every request ever allocated, for teardown */
+};
+
+struct nfs_op_stats {
+	uint64_t ops, bytes_sent, bytes_recv;
+	ktime_t queue, rtt, execute;   /* cumulative, ns */
+};
+
+/* struct nfs_inode's writeback part */
+struct nfs_inode {
+	uint64_t ncommit;           /* pages on the commit list */
+	uint64_t ncommitting;       /* pages in the COMMIT in flight */
+	int flushing;               /* NFS_INO_FLUSHING */
+	int commit_locked;          /* NFS_INO_COMMIT: one COMMIT in flight */
+	struct waitq flush_wq;
+	int file;                   /* server-side file index */
+};
+
+struct nfs_server_sim;
+
+/* struct nfs_server (the client's per-mount state) plus its rpc_xprt */
+struct nfs_mount {
+	struct bdi *bdi;
+	struct nfs_params np;
+	struct nfs_inode *inodes;
+	int ninodes;
+	uint64_t wsize_pages;
+	/* transport */
+	uint64_t slots_used;
+	struct nfs_rpc *backlog, *backlog_tail;   /* waiting for a slot */
+	struct nfs_rpc *sending, *sending_tail;   /* have a slot, waiting for the socket */
+	int link_busy;
+	/* nfss->writeback and the congestion state */
+	uint64_t writeback;
+	uint64_t congestion_kb;
+	uint64_t cong_on, cong_off;               /* async congestion marks, pages */
+	int async_congested;
+	struct waitq congestion_wq;
+	struct nfs_op_stats st[NFS_NR_OPS];
+	struct nfs_server_sim *server;
+	struct nfs_rpc *rpc_all, *rpc_free;       /* request pool */
+};
+
+/* Sets bdi->ops/dev for an NFS mount holding the sim's inodes. */
+int nfs_mount_create(struct sim *s, struct bdi *bdi);
+
+/* transport (rpc_xprt.c) */
+struct nfs_rpc *rpc_alloc(struct nfs_mount *m);
+void rpc_release(struct nfs_mount *m, struct nfs_rpc *r);
+void rpc_pool_destroy(struct nfs_mount *m);
+void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r);
+/* the server sends the reply back over the link */
+void rpc_send_reply(struct sim *s, struct nfs_rpc *r);
+void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r);
+void nfs_commit_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r);
+void nfs_write_mountstats(const struct nfs_mount *m, FILE *f);
+
+/* server (nfs_server.c) */
+struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int nfiles);
+void nfs_server_destroy(struct nfs_server_sim *srv);
+/* a request has arrived over the link */
+void nfsd_receive(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r);
+
+#endif

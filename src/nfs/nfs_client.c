@@ -1,0 +1,275 @@
+/* The NFS client write path of fs/nfs/write.c (3.1/3.2; spec section 7 and
+ * nfs-model.md sections 1-6): nfs_writepages turns dirty pages into WRITE
+ * RPCs of up to wsize, WRITE replies make pages unstable, and write_inode
+ * decides on COMMITs.  The "nfs-wq" kernels add a wait queue: the flusher
+ * sleeps after a writepages call while too many pages are under writeback. */
+#include <stdlib.h>
+#include <string.h>
+#include "nfs.h"
+#include "../analysis/stats.h"
+#include "../result/result.h"
+#include "../sim/fs_writeback.h"
+#include "../sim/page_writeback.h"
+#include "../sim/trace_emit.h"
+#include "../throttle/common.h"
+#include "../throttle/throttle.h"
+#include "../util/util.h"
+
+static struct nfs_mount *mount_of(const struct inode *inode)
+{
+	return inode->bdi->dev;
+}
+
+/* nfs_write_begin: a write() into a file waits while its writepages runs */
+static void nfs_write_begin(struct sim *s, struct sthread *th, struct inode *inode)
+{
+	(void)th;
+	struct nfs_inode *ni = inode->fs_private;
+	while (ni->flushing)
+		sim_wait(s, &ni->flush_wq, 0);
+}
+
+/* 3.1's nfs_updatepage marks the inode I_DIRTY_DATASYNC on every write */
+static void nfs_page_dirtied(struct sim *s, struct inode *inode, uint64_t n)
+{
+	(void)n;
+	if (s->model->nfs_datasync_on_write)
+		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
+}
+
+/* nfs_set_page_writeback / nfs_end_page_writeback: the per-mount count and
+ * the congestion marks */
+static void writeback_inc(struct nfs_mount *m, uint64_t n)
+{
+	m->writeback += n;
+	if (m->writeback > m->cong_on)
+		m->async_congested = 1;
+}
+
+static void writeback_dec(struct sim *s, struct nfs_mount *m, uint64_t n)
+{
+	m->writeback -= n;
+	if (m->async_congested && m->writeback < m->cong_off) {
+		m->async_congested = 0;
+		wake_up_all(s, &m->congestion_wq);
+	}
+}
+
+static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inode,
+			   struct writeback_control *wbc)
+{
+	struct nfs_mount *m = mount_of(inode);
+	struct nfs_inode *ni = inode->fs_private;
+	while (ni->flushing)
+		sim_wait(s, &ni->flush_wq, 0);
+	ni->flushing = 1;
+	uint64_t n = inode->nr_dirty;
+	if (wbc->nr_to_write < (int64_t)n)
+		n = wbc->nr_to_write > 0 ? (uint64_t)wbc->nr_to_write : 0;
+	/* FLUSH_COND_STABLE: FILE_SYNC only when the whole flush is one RPC and
+	 * nothing of the file awaits a COMMIT */
+	int stable = n && n <= m->wsize_pages && ni->ncommit == 0;
+	for (uint64_t left = n; left;) {
+		uint64_t k = left < m->wsize_pages ? left : m->wsize_pages;
+		set_page_writeback(s, th->cpu, inode, k);
+		writeback_inc(m, k);
+		struct nfs_rpc *r = rpc_alloc(m);
+		r->op = NFSPROC_WRITE;
+		r->inode = inode;
+		r->pages = k;
+		r->stable = stable;
+		rpc_submit(s, m, r);
+		left -= k;
+	}
+	wbc->nr_to_write -= (int64_t)n;
+	if (s->model->nfs_writeback_wait) {
+		/* nfs-wq4 with Feng Tang's fix: wait once per call, still holding
+		 * NFS_INO_FLUSHING, so the file's writer waits too */
+		while (m->async_congested)
+			sim_wait(s, &m->congestion_wq, 0);
+	}
+	ni->flushing = 0;
+	wake_up_all(s, &ni->flush_wq);
+}
+
+static void trace_commit(struct sim *s, struct sthread *th, struct inode *inode, int64_t chunk,
+			 int64_t tocommit, int64_t ret)
+{
+	struct wb_event e;
+	ev_begin(s, th, &e, EV_NFS_COMMIT_UNSTABLE_PAGES, inode->bdi);
+	wb_event_set(&e, F_INO, (int64_t)inode->ino);
+	wb_event_set(&e, F_NPAGES, (int64_t)(inode->nr_dirty + inode->nr_writeback + inode->nr_unstable));
+	wb_event_set(&e, F_TOCOMMIT, tocommit);
+	wb_event_set(&e, F_WRITE_CHUNK, chunk);
+	wb_event_set(&e, F_SYNC, 0);
+	wb_event_set(&e, F_RET, ret);
+	ev_emit(s, &e);
+}
+
+/* nfs_write_inode -> nfs_commit_unstable_pages, WB_SYNC_NONE (spec 7.3) */
+static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *inode,
+			    struct writeback_control *wbc)
+{
+	struct nfs_mount *m = mount_of(inode);
+	struct nfs_inode *ni = inode->fs_private;
+	uint64_t npages = inode->nr_dirty + inode->nr_writeback + inode->nr_unstable;
+	int64_t tocommit = (int64_t)ni->ncommit;
+	if (s->model->nfs_commit_skip_empty && ni->ncommit == 0)
+		return;
+	/* not worth a COMMIT yet, or one is in flight: stay datasync-dirty */
+	if ((!wbc->sync_all && ni->ncommit <= npages / 2) || ni->commit_locked || !ni->ncommit) {
+		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
+		trace_commit(s, th, inode, wbc->chunk, tocommit, 0);
+		return;
+	}
+	ni->commit_locked = 1;
+	ni->ncommitting = ni->ncommit;
+	ni->ncommit = 0;
+	struct nfs_rpc *r = rpc_alloc(m);
+	r->op = NFSPROC_COMMIT;
+	r->inode = inode;
+	r->pages = ni->ncommitting;
+	rpc_submit(s, m, r);
+	/* commits count as written for the caller's budget */
+	wbc->nr_to_write -= (int64_t)ni->ncommitting;
+	if (wbc->nr_to_write < 0)
+		wbc->nr_to_write = 0;
+	__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
+	trace_commit(s, th, inode, wbc->chunk, tocommit, (int64_t)ni->ncommitting);
+}
+
+/* nfs_writeback_done + nfs_end_page_writeback */
+void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
+{
+	struct inode *inode = r->inode;
+	struct nfs_inode *ni = inode->fs_private;
+	end_page_writeback(s, inode, r->pages, !r->stable);
+	if (!r->stable) {
+		ni->ncommit += r->pages;
+		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
+	}
+	writeback_dec(s, m, r->pages);
+}
+
+/* nfs_commit_release */
+void nfs_commit_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
+{
+	(void)m;
+	struct inode *inode = r->inode;
+	struct nfs_inode *ni = inode->fs_private;
+	clear_unstable_pages(s, inode, ni->ncommitting);
+	ni->ncommitting = 0;
+	ni->commit_locked = 0;
+	struct wb_event e;
+	ev_begin(s, NULL, &e, EV_NFS_COMMIT_RELEASE, inode->bdi);
+	wb_event_set(&e, F_INO, (int64_t)inode->ino);
+	wb_event_set(&e, F_OFFSET, 0);
+	wb_event_set(&e, F_LEN, 0);
+	ev_emit(s, &e);
+}
+
+static double per_op_ms(ktime_t total, uint64_t ops)
+{
+	return ops ? (double)total / 1e6 / (double)ops : 0;
+}
+
+/* the metrics writeback-tests read from /proc/self/mountstats */
+static void nfs_report(struct sim *s, struct bdi *bdi, struct stats_acc *st,
+		       const struct result_dir *rd)
+{
+	(void)s;
+	struct nfs_mount *m = bdi->dev;
+	const struct nfs_op_stats *w = &m->st[NFSPROC_WRITE], *c = &m->st[NFSPROC_COMMIT];
+	stats_set(st, "nfs_nr_writes", (double)w->ops);
+	stats_set(st, "nfs_nr_commits", (double)c->ops);
+	stats_set(st, "nfs_write_size", w->ops ? (double)w->bytes_sent / (double)w->ops / 1048576 : 0);
+	stats_set(st, "nfs_commit_size", c->ops ? (double)w->bytes_sent / (double)c->ops / 1048576 : 0);
+	stats_set(st, "nfs_write_queue_time", per_op_ms(w->queue, w->ops));
+	stats_set(st, "nfs_write_rtt_time", per_op_ms(w->rtt, w->ops));
+	stats_set(st, "nfs_write_execute_time", per_op_ms(w->execute, w->ops));
+	stats_set(st, "nfs_commit_queue_time", per_op_ms(c->queue, c->ops));
+	stats_set(st, "nfs_commit_rtt_time", per_op_ms(c->rtt, c->ops));
+	stats_set(st, "nfs_commit_execute_time", per_op_ms(c->execute, c->ops));
+	if (rd) {
+		FILE *f = result_fopen(rd, "mountstats");
+		if (f) {
+			nfs_write_mountstats(m, f);
+			fclose(f);
+		}
+	}
+}
+
+static void nfs_destroy(void *dev)
+{
+	struct nfs_mount *m = dev;
+	nfs_server_destroy(m->server);
+	rpc_pool_destroy(m);
+	free(m->inodes);
+	free(m);
+}
+
+static const struct bdi_ops nfs_bdi_ops = {
+	.writepages = nfs_writepages,
+	.write_inode = nfs_write_inode,
+	.write_begin = nfs_write_begin,
+	.page_dirtied = nfs_page_dirtied,
+	.report = nfs_report,
+	.destroy = nfs_destroy,
+};
+
+static uint64_t isqrt(uint64_t x)
+{
+	uint64_t r = 0;
+	while ((r + 1) * (r + 1) <= x)
+		r++;
+	return r;
+}
+
+/* nfs_congestion_kb: 16 * sqrt(totalram) pages in KB, at most 256 MiB; the
+ * wait-queue kernels scale it to (dirty_thresh + 1 MiB) / 8 */
+static void congestion_init(struct sim *s, struct nfs_mount *m)
+{
+	uint64_t kb = 16 * isqrt(s->total_pages) * 4;
+	if (kb > 256 * 1024)
+		kb = 256 * 1024;
+	uint64_t limit = kb / 4;
+	if (s->model->nfs_writeback_wait) {
+		uint64_t bg, thresh;
+		dirty_thresholds(s, &bg, &thresh);
+		uint64_t scaled = (thresh * 4 + 1024) / 8;
+		kb = scaled < kb ? scaled : kb;
+		limit = kb / 4;
+		uint64_t w = limit / 8 < 256 ? limit / 8 : 256;
+		m->cong_on = limit;
+		m->cong_off = limit - w;
+	} else {
+		m->cong_on = limit;
+		m->cong_off = limit - limit / 4;
+	}
+	m->congestion_kb = kb;
+}
+
+int nfs_mount_create(struct sim *s, struct bdi *bdi)
+{
+	struct nfs_mount *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -1;
+	m->inodes = calloc((size_t)s->ninodes, sizeof(*m->inodes));
+	if (!m->inodes) {
+		free(m);
+		return -1;
+	}
+	m->bdi = bdi;
+	m->np = s->p.nfs;
+	m->wsize_pages = m->np.wsize_kb / 4 ? m->np.wsize_kb / 4 : 1;
+	m->ninodes = s->ninodes;
+	for (int i = 0; i < s->ninodes; i++) {
+		m->inodes[i].file = i;
+		s->inodes[i].fs_private = &m->inodes[i];
+	}
+	congestion_init(s, m);
+	m->server = nfs_server_create(s, m, s->ninodes);
+	bdi->ops = &nfs_bdi_ops;
+	bdi->dev = m;
+	return m->server ? 0 : -1;
+}

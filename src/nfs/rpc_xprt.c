@@ -1,0 +1,162 @@
+/* The RPC client transport (net/sunrpc, TCP): a slot table of up to
+ * max_slots requests, a backlog for the rest, and one socket that sends one
+ * request at a time at the link's payload bandwidth.  Replies are small: they
+ * only pay the latency.  MODEL: one FIFO for WRITEs and COMMITs (the kernel's
+ * priority queues and batching are not modelled). */
+#include <stdlib.h>
+#include "nfs.h"
+
+#define RPC_HDR_BYTES 148    /* RPC + NFSv3 WRITE/COMMIT call header, approximately */
+#define RPC_REPLY_BYTES 136
+
+static void fifo_push(struct nfs_rpc **head, struct nfs_rpc **tail, struct nfs_rpc *r)
+{
+	r->next = NULL;
+	if (*tail)
+		(*tail)->next = r;
+	else
+		*head = r;
+	*tail = r;
+}
+
+static struct nfs_rpc *fifo_pop(struct nfs_rpc **head, struct nfs_rpc **tail)
+{
+	struct nfs_rpc *r = *head;
+	if (r) {
+		*head = r->next;
+		if (!*head)
+			*tail = NULL;
+		r->next = NULL;
+	}
+	return r;
+}
+
+static uint64_t call_bytes(const struct nfs_rpc *r)
+{
+	return r->op == NFSPROC_WRITE ? r->pages * 4096 + RPC_HDR_BYTES : RPC_HDR_BYTES;
+}
+
+static void kick_link(struct sim *s, struct nfs_mount *m);
+
+static void arrive(struct sim *s, void *arg)
+{
+	struct nfs_rpc *r = arg;
+	nfsd_receive(s, r->mount->server, r);
+}
+
+static void xmit_done(struct sim *s, void *arg)
+{
+	struct nfs_rpc *r = arg;
+	struct nfs_mount *m = r->mount;
+	m->link_busy = 0;
+	sim_call_at(s, s->now + (ktime_t)(m->np.net_latency_ms * 1e6), arrive, r);
+	kick_link(s, m);
+}
+
+static void kick_link(struct sim *s, struct nfs_mount *m)
+{
+	if (m->link_busy || !m->sending)
+		return;
+	struct nfs_rpc *r = fifo_pop(&m->sending, &m->sending_tail);
+	r->xmit_start = s->now;
+	m->link_busy = 1;
+	double ns = (double)call_bytes(r) / (m->np.net_mbps * 1e6) * 1e9;
+	sim_call_at(s, s->now + (ktime_t)ns, xmit_done, r);
+}
+
+void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
+{
+	r->mount = m;
+	r->created = s->now;
+	if (m->slots_used < m->np.max_slots) {
+		m->slots_used++;
+		fifo_push(&m->sending, &m->sending_tail, r);
+	} else {
+		fifo_push(&m->backlog, &m->backlog_tail, r);
+	}
+	kick_link(s, m);
+}
+
+/* rpc_task completion at the client: account, free the slot, run the callback */
+static void reply_arrived(struct sim *s, void *arg)
+{
+	struct nfs_rpc *r = arg;
+	struct nfs_mount *m = r->mount;
+	struct nfs_op_stats *st = &m->st[r->op];
+	st->ops++;
+	st->bytes_sent += call_bytes(r);
+	st->bytes_recv += RPC_REPLY_BYTES;
+	st->queue += r->xmit_start - r->created;
+	st->rtt += s->now - r->xmit_start;
+	st->execute += s->now - r->created;
+	struct nfs_rpc *next = fifo_pop(&m->backlog, &m->backlog_tail);
+	if (next)
+		fifo_push(&m->sending, &m->sending_tail, next);
+	else
+		m->slots_used--;
+	if (r->op == NFSPROC_WRITE)
+		nfs_write_done(s, m, r);
+	else
+		nfs_commit_done(s, m, r);
+	rpc_release(m, r);
+	kick_link(s, m);
+}
+
+/* Requests live in a pool: those still in flight when the run ends are freed
+ * with the mount, not leaked. */
+struct nfs_rpc *rpc_alloc(struct nfs_mount *m)
+{
+	struct nfs_rpc *r = m->rpc_free;
+	if (r) {
+		m->rpc_free = r->next;
+	} else {
+		r = malloc(sizeof(*r));
+		if (!r)
+			abort();
+		r->all_next = m->rpc_all;
+		m->rpc_all = r;
+	}
+	struct nfs_rpc *keep = r->all_next;
+	*r = (struct nfs_rpc){ .mount = m, .all_next = keep };
+	return r;
+}
+
+void rpc_release(struct nfs_mount *m, struct nfs_rpc *r)
+{
+	r->next = m->rpc_free;
+	m->rpc_free = r;
+}
+
+void rpc_pool_destroy(struct nfs_mount *m)
+{
+	for (struct nfs_rpc *r = m->rpc_all, *n; r; r = n) {
+		n = r->all_next;
+		free(r);
+	}
+	m->rpc_all = m->rpc_free = NULL;
+}
+
+void rpc_send_reply(struct sim *s, struct nfs_rpc *r)
+{
+	sim_call_at(s, s->now + (ktime_t)(r->mount->np.net_latency_ms * 1e6), reply_arrived, r);
+}
+
+/* per-op lines of /proc/self/mountstats:
+ * ops transmissions major_timeouts bytes_sent bytes_recv queue_ms rtt_ms execute_ms */
+void nfs_write_mountstats(const struct nfs_mount *m, FILE *f)
+{
+	static const char *const names[NFS_NR_OPS] = { "WRITE", "COMMIT" };
+	fprintf(f, "device server:/nfs mounted on /fs/nfs with fstype nfs statvers=1.0\n"
+		   "\topts:\trw,vers=3,rsize=%llu,wsize=%llu,proto=tcp,nolock\n"
+		   "\tRPC iostats version: 1.0  p/v: 100003/3 (nfs)\n"
+		   "\txprt:\ttcp 0 0 1 0 0 0 0 0 0 0\n\tper-op statistics\n",
+		(unsigned long long)m->np.wsize_kb * 1024, (unsigned long long)m->np.wsize_kb * 1024);
+	for (int i = 0; i < NFS_NR_OPS; i++) {
+		const struct nfs_op_stats *st = &m->st[i];
+		fprintf(f, "\t%12s: %llu %llu 0 %llu %llu %llu %llu %llu\n", names[i],
+			(unsigned long long)st->ops, (unsigned long long)st->ops,
+			(unsigned long long)st->bytes_sent, (unsigned long long)st->bytes_recv,
+			(unsigned long long)(st->queue / 1000000), (unsigned long long)(st->rtt / 1000000),
+			(unsigned long long)(st->execute / 1000000));
+	}
+}

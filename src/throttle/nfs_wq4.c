@@ -1,0 +1,35 @@
+/* The seed table's second kernel, "3.1.0-rc8-nfs-wq4+": 3.1-rc8 with the
+ * IO-less throttling series (modelled by the merged 3.2 code, spec 2 item 9)
+ * plus Wu Fengguang's NFS writeback wait queue with its threshold scaled to
+ * the dirty threshold, and Feng Tang's two fixes (nfs-model.md section 6).
+ * The NFS client code is 3.1's: DATASYNC marked on every write, no early
+ * return for an empty commit list. */
+#include "common.h"
+#include "ioless.h"
+
+#define NFS_WQ4                                               \
+	.init = ioless_init,                                  \
+	.ratelimited = ioless_ratelimited,                    \
+	.pages_before_check = ioless_pages_before_check,      \
+	.over_bground_thresh = over_bground_thresh_bdi,       \
+	.update_dirty_ratelimit = bdi_update_dirty_ratelimit, \
+	.count_bdi_dirtied = 1,                               \
+	.task_dirty_proportion = 0,                           \
+	.nfs_datasync_on_write = 1,                           \
+	.nfs_commit_skip_empty = 0,                           \
+	.nfs_writeback_wait = 1
+
+const struct throttle_model throttle_31_nfs_wq4 = {
+	.name = "3.1-nfs-wq4",
+	.summary = "IO-less throttling + NFS writeback wait queue (scaled), 3.1 NFS client",
+	.era = ERA_3_2,
+	NFS_WQ4,
+};
+
+const struct throttle_model throttle_31_rc8_nfs_wq4 = {
+	.name = "3.1.0-rc8-nfs-wq4+",
+	.summary = "alias of 3.1-nfs-wq4 (the seed's second kernel)",
+	.era = ERA_3_2,
+	.alias_of = "3.1-nfs-wq4",
+	NFS_WQ4,
+};
