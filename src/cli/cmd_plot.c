@@ -1,14 +1,145 @@
-/* Placeholder until the plot command lands (see the open issues). */
+/* wblab plot: the CLI face of src/analysis/plot.c. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "commands.h"
+#include "../analysis/plot.h"
 #include "../util/util.h"
+
+static const char usage[] =
+	"usage: wblab plot [-o OUTDIR] [--overlay DIR2] [--max-points N] [--no-gnuplot] DIR...\n"
+	"\n"
+	"Draw the writeback-tests graphs of each result directory DIR from its `trace`\n"
+	"(simulated, real or imported alike), as PNG (1280x800) and SVG:\n"
+	"\n"
+	"  global_dirty_state             dirty, writeback, unstable and their sum against\n"
+	"                                 bg_thresh, thresh and limit (MB)\n"
+	"  global_dirtied_written         pages dirtied and written since the first event (MB)\n"
+	"  balance_dirty_pages-pages      limit, setpoint, dirty, bdi setpoint and dirty (MB);\n"
+	"                                 task, dirty and balanced ratelimits (MB/s, log2 y2)\n"
+	"  balance_dirty_pages-bandwidth  write bandwidth and its average, dirty, balanced\n"
+	"                                 and task ratelimits (MB/s)\n"
+	"  balance_dirty_pages-pause      pause and paused (ms); dirtied and its target\n"
+	"                                 dirtied_pause (pages, y2)\n"
+	"  balance_dirty_pages-task-bw    cumulative MB dirtied per writer task (up to 10)\n"
+	"  nfs-commit                     COMMITs sent, write chunk, COMMITs released (MB)\n"
+	"\n"
+	"The pages and pause graphs follow one task: the first non-flusher pid with\n"
+	"balance_dirty_pages events (named in the title).  A graph whose events are\n"
+	"absent (3.1 has no balance_dirty_pages; NFS events exist only on NFS runs with\n"
+	"Wu's trace patches) is skipped with a one-line note.  Time is in seconds from\n"
+	"the first event of each trace.  See docs/plot-report.md.\n"
+	"\n"
+	"Per graph G the output directory holds G.dat (one gnuplot `index` block per\n"
+	"series), G.gp (edit it and run `gnuplot G.gp` there to redraw), G.png and\n"
+	"G.svg, plus `index` (graphs made and skipped) and gnuplot.log if gnuplot\n"
+	"printed anything.\n"
+	"\n"
+	"  -o, --output OUTDIR   write there (default DIR/plots; with --overlay\n"
+	"                        DIR/plots/overlay-KERNEL2); with several DIRs, each\n"
+	"                        goes to OUTDIR/<basename of DIR>\n"
+	"      --overlay DIR2    draw DIR2 on the same axes as each DIR (dashed lines),\n"
+	"                        keys naming each run by its meta kernel (directory\n"
+	"                        names when both kernels are equal)\n"
+	"      --max-points N    display points kept per series (default 20000): the\n"
+	"                        trace is streamed and each series is cut into N/2 time\n"
+	"                        buckets keeping each bucket's min and max, so peaks\n"
+	"                        stay visible; stats are never computed from this\n"
+	"      --no-gnuplot      write the .dat and .gp files only\n"
+	"\n"
+	"Exit: 0 ok; 1 missing/unreadable DIR, no trace, malformed trace, gnuplot\n"
+	"missing or failing; 2 usage.\n";
+
+struct cli {
+	struct plot_opts o;
+	const char *out;
+};
+
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+	enum { OPT_OVERLAY = 256, OPT_MAX, OPT_NOGP };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "overlay", required_argument, NULL, OPT_OVERLAY },
+		{ "max-points", required_argument, NULL, OPT_MAX },
+		{ "no-gnuplot", no_argument, NULL, OPT_NOGP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+	uint64_t v;
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o': c->out = optarg; break;
+		case OPT_OVERLAY: c->o.overlay = optarg; break;
+		case OPT_NOGP: c->o.no_gnuplot = 1; break;
+		case OPT_MAX:
+			if (parse_u64(optarg, &v) == 0 && v >= 4 && v <= 10000000) {
+				c->o.max_points = (int)v;
+				break;
+			}
+			wb_error("plot: --max-points must be 4..10000000, not '%s'", optarg);
+			return -1;
+		default:
+			wb_error("plot: bad option '%s' (see 'wblab help plot')", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		wb_error("plot: no DIR given (see 'wblab help plot')");
+		return -1;
+	}
+	return optind;
+}
+
+static void report(const char *dir, const struct plot_summary *s)
+{
+	printf("%s: %d graph%s in %s (%llu events, %.2f s)\n", dir, s->nmade, s->nmade == 1 ? "" : "s",
+	       s->outdir, (unsigned long long)s->events, s->seconds);
+	for (int i = 0; i < s->nskipped; i++)
+		printf("  skipped %s\n", s->skipped[i]);
+	for (int i = 0; i < s->nnotes; i++)
+		printf("  note %s\n", s->notes[i]);
+}
+
+/* OUTDIR/<basename of dir> when several DIRs share one -o. */
+static const char *sub_out(const char *out, const char *dir, char *buf, size_t n)
+{
+	size_t len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	size_t b = len;
+	while (b > 0 && dir[b - 1] != '/')
+		b--;
+	snprintf(buf, n, "%s/%.*s", out, (int)(len - b), dir + b);
+	return buf;
+}
 
 static int run_plot(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	wb_error("'plot' is not implemented yet");
-	return 1;
+	struct cli c = { 0 };
+	int first = parse_args(argc, argv, &c);
+	if (first < 0)
+		return EXIT_USAGE;
+	int rc = 0;
+	for (int i = first; i < argc; i++) {
+		char err[4600], out[4200];
+		struct plot_summary s;
+		c.o.outdir = !c.out ? NULL : argc - first == 1 ? c.out : sub_out(c.out, argv[i], out, sizeof(out));
+		if (plot_result(argv[i], &c.o, &s, err, sizeof(err))) {
+			wb_error("plot: %s", err);
+			rc = 1;
+			continue;
+		}
+		report(argv[i], &s);
+	}
+	fflush(stdout);
+	return rc;
 }
 
-const struct wb_command cmd_plot = { "plot", "(not implemented yet)", "wblab plot: not implemented yet\n", run_plot };
+const struct wb_command cmd_plot = {
+	"plot", "writeback-tests graphs (PNG+SVG via gnuplot) of result directories", usage,
+	run_plot,
+};

@@ -1,0 +1,1003 @@
+/* wblab plot: series extraction, display decimation, gnuplot data and scripts.
+ * See plot.h for the contract and docs/plot-report.md for the graphs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "plot.h"
+#include "stats.h"
+#include "../result/result.h"
+#include "../trace/trace_read.h"
+#include "../util/util.h"
+
+/* ---- decimation ------------------------------------------------------------ */
+
+void plot_series_init(struct plot_series *s, int max_points)
+{
+	memset(s, 0, sizeof(*s));
+	s->max_points = max_points <= 0 ? PLOT_MAX_POINTS : max_points < 4 ? 4 : max_points;
+}
+
+void plot_series_free(struct plot_series *s)
+{
+	free(s->b);
+	s->b = NULL;
+	s->cap = 0;
+}
+
+static void bucket_put(struct plot_bucket *b, int64_t t, double v)
+{
+	if (!b->n || v < b->vmin) {
+		b->vmin = v;
+		b->tmin = t;
+	}
+	if (!b->n || v > b->vmax) {
+		b->vmax = v;
+		b->tmax = t;
+	}
+	b->n++;
+}
+
+static void bucket_merge(struct plot_bucket *d, const struct plot_bucket *a)
+{
+	if (!a->n)
+		return;
+	if (!d->n) {
+		*d = *a;
+		return;
+	}
+	bucket_put(d, a->tmin, a->vmin);
+	bucket_put(d, a->tmax, a->vmax);
+	d->n += a->n - 2;
+}
+
+/* Doubles the bucket width: bucket i takes buckets 2i and 2i+1. */
+static void series_coarsen(struct plot_series *s)
+{
+	int half = (s->used + 1) / 2;
+	for (int i = 0; i < half; i++) {
+		struct plot_bucket m = s->b[2 * i];
+		if (2 * i + 1 < s->used)
+			bucket_merge(&m, &s->b[2 * i + 1]);
+		s->b[i] = m;
+	}
+	memset(s->b + half, 0, (size_t)(s->cap - half) * sizeof(*s->b));
+	s->used = half;
+	s->width *= 2;
+}
+
+int plot_series_add(struct plot_series *s, int64_t t, double v)
+{
+	if (!s->b) {
+		s->cap = s->max_points / 2;
+		s->b = calloc((size_t)s->cap, sizeof(*s->b));
+		if (!s->b)
+			return -1;
+		s->t0 = t;
+		s->width = 1;
+	}
+	/* Out-of-order timestamps (per-CPU buffers) before the start go to bucket 0. */
+	int64_t i = t <= s->t0 ? 0 : (t - s->t0) / s->width;
+	while (i >= s->cap) {
+		series_coarsen(s);
+		i = (t - s->t0) / s->width;
+	}
+	bucket_put(&s->b[i], t, v);
+	if (i >= s->used)
+		s->used = (int)i + 1;
+	s->fed++;
+	return 0;
+}
+
+size_t plot_series_each(const struct plot_series *s,
+			int (*cb)(void *arg, int64_t t_us, double v), void *arg)
+{
+	size_t n = 0;
+	for (int i = 0; i < s->used; i++) {
+		const struct plot_bucket *b = &s->b[i];
+		if (!b->n)
+			continue;
+		int one = b->n == 1 || (b->tmin == b->tmax && b->vmin == b->vmax);
+		int min_first = b->tmin <= b->tmax;
+		n++;
+		if (cb(arg, min_first ? b->tmin : b->tmax, min_first ? b->vmin : b->vmax))
+			return n;
+		if (one)
+			continue;
+		n++;
+		if (cb(arg, min_first ? b->tmax : b->tmin, min_first ? b->vmax : b->vmin))
+			return n;
+	}
+	return n;
+}
+
+/* ---- graph and series definitions ----------------------------------------- */
+
+struct gdef {
+	const char *name, *ylabel, *y2label;
+	int y2log;
+	const char *missing;    /* why it is skipped */
+};
+
+static const struct gdef gdefs[PG_COUNT] = {
+	[PG_GLOBAL_DIRTY_STATE] = { "global_dirty_state", "MB", NULL, 0,
+				    "no global_dirty_state events" },
+	[PG_GLOBAL_DIRTIED_WRITTEN] = { "global_dirtied_written", "MB since the first event", NULL,
+					0, "no global_dirty_state events with dirtied/written" },
+	[PG_BDP_PAGES] = { "balance_dirty_pages-pages", "MB", "ratelimit (MB/s, log2)", 1,
+			   "no balance_dirty_pages events" },
+	[PG_BDP_BANDWIDTH] = { "balance_dirty_pages-bandwidth", "MB/s", NULL, 0,
+			       "no bdi_dirty_ratelimit events" },
+	[PG_BDP_PAUSE] = { "balance_dirty_pages-pause", "ms", "pages", 0,
+			   "no balance_dirty_pages events" },
+	[PG_BDP_TASK_BW] = { "balance_dirty_pages-task-bw", "MB dirtied (cumulative)", NULL, 0,
+			     "no balance_dirty_pages events from writer tasks" },
+	[PG_NFS_COMMIT] = { "nfs-commit", "MB", NULL, 0,
+			    "no nfs_commit_unstable_pages/nfs_commit_release events" },
+};
+
+enum sid {
+	S_LIMIT, S_THRESH, S_BG, S_DIRTY, S_WRITEBACK, S_UNSTABLE, S_SUM,
+	S_DIRTIED, S_WRITTEN,
+	S_P_LIMIT, S_P_SETPOINT, S_P_DIRTY, S_P_BDI_SETPOINT, S_P_BDI_DIRTY,
+	S_P_TASK_RL, S_P_DIRTY_RL, S_P_BALANCED_RL,
+	S_B_WRITE_BW, S_B_AWRITE_BW, S_B_TASK_RL, S_B_BALANCED, S_B_DIRTY_RL,
+	S_PAUSE, S_PAUSED, S_DIRTIED_EV, S_DIRTIED_PAUSE,
+	S_N_COMMIT, S_N_CHUNK, S_N_RELEASE,
+	S_COUNT
+};
+
+struct sdef {
+	enum plot_graph g;
+	const char *title;
+	int y2;
+	const char *with;       /* gnuplot style after "with" */
+	const char *color;
+};
+
+#define PTS "points pt 7 ps 0.4"
+static const struct sdef sdefs[S_COUNT] = {
+	[S_LIMIT] = { PG_GLOBAL_DIRTY_STATE, "limit", 0, "lines lw 2", "#d62728" },
+	[S_THRESH] = { PG_GLOBAL_DIRTY_STATE, "thresh", 0, "lines lw 2", "#ff7f0e" },
+	[S_BG] = { PG_GLOBAL_DIRTY_STATE, "bg_thresh", 0, "lines lw 2", "#bcbd22" },
+	[S_DIRTY] = { PG_GLOBAL_DIRTY_STATE, "dirty", 0, "lines", "#1f77b4" },
+	[S_WRITEBACK] = { PG_GLOBAL_DIRTY_STATE, "writeback", 0, "lines", "#2ca02c" },
+	[S_UNSTABLE] = { PG_GLOBAL_DIRTY_STATE, "unstable", 0, "lines", "#9467bd" },
+	[S_SUM] = { PG_GLOBAL_DIRTY_STATE, "dirty+writeback+unstable", 0, "lines", "#000000" },
+	[S_DIRTIED] = { PG_GLOBAL_DIRTIED_WRITTEN, "dirtied", 0, "lines lw 2", "#1f77b4" },
+	[S_WRITTEN] = { PG_GLOBAL_DIRTIED_WRITTEN, "written", 0, "lines lw 2", "#2ca02c" },
+	[S_P_LIMIT] = { PG_BDP_PAGES, "limit", 0, "lines lw 2", "#d62728" },
+	[S_P_SETPOINT] = { PG_BDP_PAGES, "setpoint", 0, "lines lw 2", "#ff7f0e" },
+	[S_P_DIRTY] = { PG_BDP_PAGES, "dirty", 0, "lines", "#1f77b4" },
+	[S_P_BDI_SETPOINT] = { PG_BDP_PAGES, "bdi setpoint", 0, "lines", "#8c564b" },
+	[S_P_BDI_DIRTY] = { PG_BDP_PAGES, "bdi dirty", 0, "lines", "#17becf" },
+	[S_P_TASK_RL] = { PG_BDP_PAGES, "task ratelimit", 1, PTS, "#e377c2" },
+	[S_P_DIRTY_RL] = { PG_BDP_PAGES, "dirty ratelimit", 1, "steps lw 2", "#2ca02c" },
+	[S_P_BALANCED_RL] = { PG_BDP_PAGES, "balanced ratelimit", 1, PTS, "#9467bd" },
+	[S_B_WRITE_BW] = { PG_BDP_BANDWIDTH, "write bandwidth", 0, "lines", "#1f77b4" },
+	[S_B_AWRITE_BW] = { PG_BDP_BANDWIDTH, "avg write bandwidth", 0, "lines lw 2", "#17becf" },
+	[S_B_TASK_RL] = { PG_BDP_BANDWIDTH, "task ratelimit", 0, PTS, "#e377c2" },
+	[S_B_BALANCED] = { PG_BDP_BANDWIDTH, "balanced dirty ratelimit", 0, PTS, "#9467bd" },
+	[S_B_DIRTY_RL] = { PG_BDP_BANDWIDTH, "dirty ratelimit", 0, "steps lw 2", "#2ca02c" },
+	[S_PAUSE] = { PG_BDP_PAUSE, "pause", 0, PTS, "#d62728" },
+	[S_PAUSED] = { PG_BDP_PAUSE, "paused", 0, PTS, "#ff7f0e" },
+	[S_DIRTIED_EV] = { PG_BDP_PAUSE, "dirtied", 1, PTS, "#1f77b4" },
+	[S_DIRTIED_PAUSE] = { PG_BDP_PAUSE, "dirtied_pause (target)", 1, "steps", "#2ca02c" },
+	[S_N_COMMIT] = { PG_NFS_COMMIT, "send commit", 0, PTS, "#d62728" },
+	[S_N_CHUNK] = { PG_NFS_COMMIT, "write chunk", 0, "steps", "#2ca02c" },
+	[S_N_RELEASE] = { PG_NFS_COMMIT, "release commit", 0, PTS, "#1f77b4" },
+};
+
+static const char *const task_colors[PLOT_MAX_TASKS] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+
+const char *plot_graph_name(enum plot_graph g)
+{
+	return g < PG_COUNT ? gdefs[g].name : "?";
+}
+
+int plot_graph_lookup(const char *name)
+{
+	for (int g = 0; g < PG_COUNT; g++)
+		if (!strcmp(gdefs[g].name, name))
+			return g;
+	return -1;
+}
+
+/* ---- extraction ------------------------------------------------------------- */
+
+struct task {
+	int pid;
+	char title[WB_COMM_LEN + 16];
+	int64_t base;           /* nr_dirtied already counted (not reset since) */
+	double pages;           /* cumulative pages dirtied */
+	struct plot_series s;
+};
+
+struct plot_run {
+	char label[128];
+	int max_points;
+	int have_t0;
+	int64_t t0;
+	uint64_t nev[EV_TYPE_COUNT];
+	uint64_t events;
+	struct plot_series s[S_COUNT];
+	int bdp_pid;
+	int have_dw0;
+	int64_t dirtied0, written0;
+	int ntasks;
+	struct task tasks[PLOT_MAX_TASKS];
+};
+
+#define PAGES_TO_MB ((double)PAGE_SIZE_BYTES / 1048576.0)
+
+struct plot_run *plot_run_new(const char *label, int max_points)
+{
+	struct plot_run *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	snprintf(r->label, sizeof(r->label), "%s", label ? label : "");
+	r->max_points = max_points;
+	for (int i = 0; i < S_COUNT; i++)
+		plot_series_init(&r->s[i], max_points);
+	return r;
+}
+
+void plot_run_free(struct plot_run *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		plot_series_free(&r->s[i]);
+	for (int i = 0; i < r->ntasks; i++)
+		plot_series_free(&r->tasks[i].s);
+	free(r);
+}
+
+/* Adds field f of e, scaled, to series id when the event carries it. */
+static int put(struct plot_run *r, enum sid id, const struct wb_event *e, enum wb_field f,
+	       double scale)
+{
+	if (!wb_event_has(e, f))
+		return 0;
+	return plot_series_add(&r->s[id], e->ts_us, (double)e->v[f] * scale);
+}
+
+static int feed_gds(struct plot_run *r, const struct wb_event *e)
+{
+	int rc = put(r, S_DIRTY, e, F_DIRTY, PAGES_TO_MB) | put(r, S_WRITEBACK, e, F_WRITEBACK, PAGES_TO_MB) |
+		 put(r, S_UNSTABLE, e, F_UNSTABLE, PAGES_TO_MB) | put(r, S_BG, e, F_BG_THRESH, PAGES_TO_MB) |
+		 put(r, S_THRESH, e, F_THRESH, PAGES_TO_MB) | put(r, S_LIMIT, e, F_LIMIT, PAGES_TO_MB);
+	/* 6.x dropped unstable: the sum is then dirty + writeback. */
+	double sum = (double)(e->v[F_DIRTY] + e->v[F_WRITEBACK]) +
+		     (wb_event_has(e, F_UNSTABLE) ? (double)e->v[F_UNSTABLE] : 0);
+	if (wb_event_has(e, F_DIRTY) && wb_event_has(e, F_WRITEBACK))
+		rc |= plot_series_add(&r->s[S_SUM], e->ts_us, sum * PAGES_TO_MB);
+	if (!wb_event_has(e, F_DIRTIED) || !wb_event_has(e, F_WRITTEN))
+		return rc;
+	/* The counters run since boot on a real kernel: show them from the start. */
+	if (!r->have_dw0) {
+		r->have_dw0 = 1;
+		r->dirtied0 = e->v[F_DIRTIED];
+		r->written0 = e->v[F_WRITTEN];
+	}
+	rc |= plot_series_add(&r->s[S_DIRTIED], e->ts_us,
+			      (double)(e->v[F_DIRTIED] - r->dirtied0) * PAGES_TO_MB);
+	rc |= plot_series_add(&r->s[S_WRITTEN], e->ts_us,
+			      (double)(e->v[F_WRITTEN] - r->written0) * PAGES_TO_MB);
+	return rc;
+}
+
+static struct task *task_get(struct plot_run *r, const struct wb_event *e)
+{
+	for (int i = 0; i < r->ntasks; i++)
+		if (r->tasks[i].pid == e->pid)
+			return &r->tasks[i];
+	if (r->ntasks == PLOT_MAX_TASKS)
+		return NULL;
+	struct task *t = &r->tasks[r->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->pid = e->pid;
+	snprintf(t->title, sizeof(t->title), "%s-%d", e->comm[0] ? e->comm : "task", e->pid);
+	plot_series_init(&t->s, r->max_points);
+	return t;
+}
+
+/* balance_dirty_pages' `dirtied` is the task's nr_dirtied, reset to 0 after
+ * the call on 3.2 (always) and on 3.3+ (period printed) after a sleep or when
+ * period != 0; otherwise the next event counts on from it. */
+static int feed_task(struct plot_run *r, const struct wb_event *e)
+{
+	if (!wb_event_has(e, F_DIRTIED) || stats_is_flusher(e->comm))
+		return 0;
+	struct task *t = task_get(r, e);
+	if (!t)
+		return 0;
+	int64_t d = e->v[F_DIRTIED];
+	t->pages += (double)(d >= t->base ? d - t->base : d);
+	int reset = !wb_event_has(e, F_PERIOD) || e->v[F_PERIOD] != 0 ||
+		    (wb_event_has(e, F_PAUSE) && e->v[F_PAUSE] < -1000);
+	t->base = reset ? 0 : d;
+	return plot_series_add(&t->s, e->ts_us, t->pages * PAGES_TO_MB);
+}
+
+static int feed_bdp(struct plot_run *r, const struct wb_event *e)
+{
+	int rc = feed_task(r, e);
+	if (!r->bdp_pid && !stats_is_flusher(e->comm))
+		r->bdp_pid = e->pid;
+	if (e->pid != r->bdp_pid)
+		return rc;
+	const double kbps = 1.0 / 1024;
+	rc |= put(r, S_P_LIMIT, e, F_LIMIT, PAGES_TO_MB) | put(r, S_P_SETPOINT, e, F_SETPOINT, PAGES_TO_MB) |
+	      put(r, S_P_DIRTY, e, F_DIRTY, PAGES_TO_MB) |
+	      put(r, S_P_BDI_SETPOINT, e, F_BDI_SETPOINT, PAGES_TO_MB) |
+	      put(r, S_P_BDI_DIRTY, e, F_BDI_DIRTY, PAGES_TO_MB) |
+	      put(r, S_P_TASK_RL, e, F_TASK_RATELIMIT, kbps) |
+	      put(r, S_P_DIRTY_RL, e, F_DIRTY_RATELIMIT, kbps);
+	rc |= put(r, S_PAUSE, e, F_PAUSE, 1) | put(r, S_PAUSED, e, F_PAUSED, 1) |
+	      put(r, S_DIRTIED_EV, e, F_DIRTIED, 1) | put(r, S_DIRTIED_PAUSE, e, F_DIRTIED_PAUSE, 1);
+	return rc;
+}
+
+static int feed_bdr(struct plot_run *r, const struct wb_event *e)
+{
+	const double kbps = 1.0 / 1024;
+	return put(r, S_B_WRITE_BW, e, F_WRITE_BW, kbps) | put(r, S_B_AWRITE_BW, e, F_AWRITE_BW, kbps) |
+	       put(r, S_B_TASK_RL, e, F_TASK_RATELIMIT, kbps) |
+	       put(r, S_B_BALANCED, e, F_BALANCED_DIRTY_RATELIMIT, kbps) |
+	       put(r, S_B_DIRTY_RL, e, F_DIRTY_RATELIMIT, kbps) |
+	       put(r, S_P_BALANCED_RL, e, F_BALANCED_DIRTY_RATELIMIT, kbps);
+}
+
+/* As writeback-tests' nfs-commit plot: calls that sent no COMMIT (ret=0) are left out. */
+static int feed_nfs_commit(struct plot_run *r, const struct wb_event *e)
+{
+	if (!wb_event_has(e, F_RET) || e->v[F_RET] <= 0)
+		return 0;
+	return put(r, S_N_COMMIT, e, F_RET, PAGES_TO_MB) | put(r, S_N_CHUNK, e, F_WRITE_CHUNK, PAGES_TO_MB);
+}
+
+int plot_run_feed(struct plot_run *r, const struct wb_event *e)
+{
+	if (!r->have_t0) {
+		r->have_t0 = 1;
+		r->t0 = e->ts_us;
+	}
+	r->events++;
+	if (e->type > EV_UNKNOWN && e->type < EV_TYPE_COUNT)
+		r->nev[e->type]++;
+	switch (e->type) {
+	case EV_GLOBAL_DIRTY_STATE:
+		return feed_gds(r, e);
+	case EV_BALANCE_DIRTY_PAGES:
+		return feed_bdp(r, e);
+	case EV_BDI_DIRTY_RATELIMIT:
+		return feed_bdr(r, e);
+	case EV_NFS_COMMIT_UNSTABLE_PAGES:
+		return feed_nfs_commit(r, e);
+	case EV_NFS_COMMIT_RELEASE:
+		return put(r, S_N_RELEASE, e, F_LEN, PAGES_TO_MB);
+	default:
+		return 0;
+	}
+}
+
+int plot_run_load(struct plot_run *r, const char *trace, char *err, size_t errlen)
+{
+	struct trace_reader *tr = trace_reader_open(trace, err, errlen);
+	if (!tr)
+		return -1;
+	struct wb_event e;
+	int rc;
+	while ((rc = trace_reader_next(tr, &e, err, errlen)) == 1) {
+		if (plot_run_feed(r, &e)) {
+			snprintf(err, errlen, "%s: out of memory", trace);
+			rc = -1;
+			break;
+		}
+	}
+	trace_reader_close(tr);
+	return rc < 0 ? -1 : 0;
+}
+
+const char *plot_run_label(const struct plot_run *r)
+{
+	return r->label;
+}
+
+int64_t plot_run_t0(const struct plot_run *r)
+{
+	return r->t0;
+}
+
+int plot_run_bdp_pid(const struct plot_run *r)
+{
+	return r->bdp_pid;
+}
+
+int plot_run_has(const struct plot_run *r, enum plot_graph g)
+{
+	switch (g) {
+	case PG_GLOBAL_DIRTY_STATE:
+		return r->nev[EV_GLOBAL_DIRTY_STATE] > 0;
+	case PG_GLOBAL_DIRTIED_WRITTEN:
+		return r->s[S_DIRTIED].fed > 0;
+	case PG_BDP_PAGES:
+	case PG_BDP_PAUSE:
+		return r->bdp_pid != 0;
+	case PG_BDP_BANDWIDTH:
+		return r->nev[EV_BDI_DIRTY_RATELIMIT] > 0;
+	case PG_BDP_TASK_BW:
+		return r->ntasks > 0;
+	case PG_NFS_COMMIT:
+		return r->s[S_N_COMMIT].fed + r->s[S_N_RELEASE].fed > 0;
+	default:
+		return 0;
+	}
+}
+
+const char *plot_run_missing(const struct plot_run *r, enum plot_graph g)
+{
+	(void)r;
+	return g < PG_COUNT ? gdefs[g].missing : "unknown graph";
+}
+
+const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_graph g,
+					  const char *title)
+{
+	if (g == PG_BDP_TASK_BW) {
+		for (int i = 0; i < r->ntasks; i++)
+			if (!strcmp(r->tasks[i].title, title))
+				return &r->tasks[i].s;
+		return NULL;
+	}
+	for (int i = 0; i < S_COUNT; i++)
+		if (sdefs[i].g == g && !strcmp(sdefs[i].title, title))
+			return r->s[i].fed ? &r->s[i] : NULL;
+	return NULL;
+}
+
+/* ---- data files and scripts ------------------------------------------------- */
+
+/* One series of one run as it goes into G.dat and the plot command. */
+struct line {
+	const struct plot_series *s;
+	const char *title, *with, *color;
+	int y2, run;
+};
+
+struct dat_ctx {
+	FILE *f;
+	int64_t t0;
+};
+
+static int dat_point(void *arg, int64_t t, double v)
+{
+	struct dat_ctx *c = arg;
+	fprintf(c->f, "%.6f %.6g\n", (double)(t - c->t0) / 1e6, v);
+	return 0;
+}
+
+/* Lists the drawable series of graph g for one run. */
+static int collect(struct plot_run *r, int run, enum plot_graph g, struct line *out, int max)
+{
+	int n = 0;
+	if (g == PG_BDP_TASK_BW) {
+		for (int i = 0; i < r->ntasks && n < max; i++)
+			out[n++] = (struct line){ &r->tasks[i].s, r->tasks[i].title, "lines lw 2",
+						  task_colors[i % PLOT_MAX_TASKS], 0, run };
+		return n;
+	}
+	for (int i = 0; i < S_COUNT && n < max; i++) {
+		if (sdefs[i].g != g || !r->s[i].fed)
+			continue;
+		const char *title = sdefs[i].title;
+		if (i == S_SUM && !r->s[S_UNSTABLE].fed)
+			title = "dirty+writeback";
+		out[n++] = (struct line){ &r->s[i], title, sdefs[i].with, sdefs[i].color, sdefs[i].y2, run };
+	}
+	return n;
+}
+
+/* gnuplot single-quoted string: only ' needs doubling. */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void gp_header(FILE *f, enum plot_graph g, const char *title, int y2used)
+{
+	const struct gdef *d = &gdefs[g];
+	fprintf(f, "# %s, written by wblab plot.  Data: %s.dat, one block per series\n"
+		   "# (gnuplot 'index N'; columns: seconds since the first trace event, value).\n"
+		   "# Edit and run `gnuplot %s.gp` in this directory to redraw.\n",
+		d->name, d->name, d->name);
+	fputs("set title ", f);
+	gp_str(f, title);
+	fprintf(f, "\nset xlabel 'time (s)'\nset ylabel '%s'\nset grid\nset xrange [0:*]\n"
+		   "set key outside right top vertical\nset offsets 0, 0, graph 0.05, 0\n", d->ylabel);
+	if (d->y2label && y2used) {
+		fprintf(f, "set y2label '%s'\nset y2tics\nset ytics nomirror\n", d->y2label);
+		if (d->y2log)
+			fputs("set logscale y2 2\n", f);
+	}
+	if (g == PG_GLOBAL_DIRTY_STATE || g == PG_BDP_PAGES)
+		fputs("set yrange [0:*]\n", f);
+}
+
+static void gp_plot(FILE *f, const char *name, const struct line *l, int n, int nruns,
+		    struct plot_run *const *runs)
+{
+	fputs("plot \\\n", f);
+	for (int i = 0; i < n; i++) {
+		char title[256];
+		if (nruns > 1)
+			snprintf(title, sizeof(title), "%s (%s)", l[i].title, runs[l[i].run]->label);
+		else
+			snprintf(title, sizeof(title), "%s", l[i].title);
+		fprintf(f, "  '%s.dat' index %d using 1:2 axes x1%s with %s lc rgb '%s' dt %d title ",
+			name, i, l[i].y2 ? "y2" : "y1", l[i].with, l[i].color, l[i].run ? 2 : 1);
+		gp_str(f, title);
+		fputs(i + 1 < n ? ", \\\n" : "\n", f);
+	}
+}
+
+static FILE *open_out(const char *outdir, const char *name, const char *ext, char *err,
+		      size_t errlen)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s.%s", outdir, name, ext);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *outdir, const char *name, const char *ext, char *err,
+		     size_t errlen)
+{
+	int bad = ferror(f);
+	if (fclose(f) || bad) {
+		snprintf(err, errlen, "%s/%s.%s: write error", outdir, name, ext);
+		return -1;
+	}
+	return 0;
+}
+
+static int count_point(void *arg, int64_t t, double v)
+{
+	(void)arg;
+	(void)t;
+	(void)v;
+	return 0;
+}
+
+static int write_dat(const char *outdir, const char *name, const struct line *l, int n,
+		     struct plot_run *const *runs, char *err, size_t errlen)
+{
+	FILE *f = open_out(outdir, name, "dat", err, errlen);
+	if (!f)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct dat_ctx c = { f, runs[l[i].run]->t0 };
+		fprintf(f, "%s# index %d: %s, run %s (%llu points, %llu before decimation)\n",
+			i ? "\n\n" : "", i, l[i].title, runs[l[i].run]->label,
+			(unsigned long long)plot_series_each(l[i].s, count_point, NULL),
+			(unsigned long long)l[i].s->fed);
+		plot_series_each(l[i].s, dat_point, &c);
+	}
+	return close_out(f, outdir, name, "dat", err, errlen);
+}
+
+static int write_gp(const char *outdir, enum plot_graph g, const char *title, const struct line *l,
+		    int n, struct plot_run *const *runs, int nruns, char *err, size_t errlen)
+{
+	const char *name = gdefs[g].name;
+	FILE *f = open_out(outdir, name, "gp", err, errlen);
+	if (!f)
+		return -1;
+	int y2used = 0;
+	for (int i = 0; i < n; i++)
+		y2used |= l[i].y2;
+	gp_header(f, g, title, y2used);
+	fprintf(f, "set terminal pngcairo size 1280,800 noenhanced font 'sans,10'\n"
+		   "set output '%s.png'\n", name);
+	gp_plot(f, name, l, n, nruns, runs);
+	fprintf(f, "set terminal svg size 1280,800 noenhanced font 'sans,12' background rgb 'white'\n"
+		   "set output '%s.svg'\nreplot\nset output\n", name);
+	return close_out(f, outdir, name, "gp", err, errlen);
+}
+
+int plot_write_graph(struct plot_run *const *runs, int nruns, enum plot_graph g,
+		     const char *title, const char *outdir, char *err, size_t errlen)
+{
+	struct line l[2 * (S_COUNT + PLOT_MAX_TASKS)];
+	int n = 0;
+	for (int i = 0; i < nruns; i++)
+		n += collect(runs[i], i, g, l + n, (int)ARRAY_SIZE(l) - n);
+	if (!n) {
+		snprintf(err, errlen, "%s: %s", gdefs[g].name, gdefs[g].missing);
+		return -1;
+	}
+	char full[1024];
+	int len = snprintf(full, sizeof(full), "%s: %s", gdefs[g].name, title);
+	if ((g == PG_BDP_PAGES || g == PG_BDP_PAUSE) && len > 0 && (size_t)len < sizeof(full)) {
+		for (int i = 0; i < nruns; i++)
+			if (runs[i]->bdp_pid)
+				len += snprintf(full + len, sizeof(full) - (size_t)len, "%s pid %d",
+						i ? "," : " -", runs[i]->bdp_pid);
+	}
+	if (write_dat(outdir, gdefs[g].name, l, n, runs, err, errlen))
+		return -1;
+	return write_gp(outdir, g, full, l, n, runs, nruns, err, errlen);
+}
+
+/* ---- running gnuplot -------------------------------------------------------- */
+
+int plot_find_gnuplot(char *buf, size_t n)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		snprintf(buf, n, "%.*s/gnuplot", (int)len, len ? path : ".");
+		if (access(buf, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	return -1;
+}
+
+/* Starts `gnuplot NAME.gp` in outdir, output to gnuplot.log there. */
+static pid_t gnuplot_start(const char *gnuplot, const char *outdir, const char *name)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	char script[512];
+	snprintf(script, sizeof(script), "%s.gp", name);
+	int fd = -1;
+	if (chdir(outdir) == 0)
+		fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		_exit(126);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	close(fd);
+	execl(gnuplot, "gnuplot", script, (char *)NULL);
+	_exit(127);
+}
+
+static int file_nonempty(const char *dir, const char *name, const char *ext)
+{
+	char p[4200];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s.%s", dir, name, ext);
+	return stat(p, &st) == 0 && st.st_size > 0;
+}
+
+/* Draws every made graph with one gnuplot process each, all at once. */
+static int run_gnuplot(const char *gnuplot, const struct plot_summary *s, char *err, size_t errlen)
+{
+	pid_t pids[PG_COUNT];
+	char log[4200];
+	snprintf(log, sizeof(log), "%s/gnuplot.log", s->outdir);
+	unlink(log);
+	for (int i = 0; i < s->nmade; i++)
+		pids[i] = gnuplot_start(gnuplot, s->outdir, gdefs[s->made[i]].name);
+	int bad = -1;
+	for (int i = 0; i < s->nmade; i++) {
+		int st = 0;
+		if (pids[i] < 0 || waitpid(pids[i], &st, 0) < 0 || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0)
+			bad = bad < 0 ? i : bad;
+	}
+	for (int i = 0; bad < 0 && i < s->nmade; i++)
+		if (!file_nonempty(s->outdir, gdefs[s->made[i]].name, "png") ||
+		    !file_nonempty(s->outdir, gdefs[s->made[i]].name, "svg"))
+			bad = i;
+	struct stat st;
+	if (stat(log, &st) == 0 && st.st_size == 0)
+		unlink(log);
+	if (bad >= 0) {
+		snprintf(err, errlen, "gnuplot failed on %s/%s.gp (see %s)", s->outdir,
+			 gdefs[s->made[bad]].name, log);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- result directories ---------------------------------------------------- */
+
+struct meta_ctx {
+	char kernel[128], group[128], cas[192];
+};
+
+static int meta_cb(void *arg, const char *k, const char *v)
+{
+	struct meta_ctx *m = arg;
+	if (!strcmp(k, "kernel"))
+		snprintf(m->kernel, sizeof(m->kernel), "%s", v);
+	else if (!strcmp(k, "group"))
+		snprintf(m->group, sizeof(m->group), "%s", v);
+	else if (!strcmp(k, "case"))
+		snprintf(m->cas, sizeof(m->cas), "%s", v);
+	return 0;
+}
+
+static const char *base_name(const char *p, char *buf, size_t n)
+{
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		len--;
+	size_t s = len;
+	while (s > 0 && p[s - 1] != '/')
+		s--;
+	snprintf(buf, n, "%.*s", (int)(len - s), p + s);
+	return buf;
+}
+
+/* Checks dir and its trace; reads meta for the label and title. */
+static int open_result(const char *dir, struct meta_ctx *m, char *trace, size_t tn, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	if (stat(dir, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a result directory", dir);
+		return -1;
+	}
+	snprintf(trace, tn, "%s/trace", dir);
+	if (access(trace, R_OK) != 0) {
+		snprintf(err, errlen, "%s: no readable trace (%s: %s)", dir, trace, strerror(errno));
+		return -1;
+	}
+	memset(m, 0, sizeof(*m));
+	char path[4200], e2[256];
+	snprintf(path, sizeof(path), "%s/meta", dir);
+	if (access(path, F_OK) == 0 && kv_read(path, meta_cb, m, e2, sizeof(e2)) != 0) {
+		snprintf(err, errlen, "%s", e2);
+		return -1;
+	}
+	char b[256];
+	if (!m->kernel[0])
+		snprintf(m->kernel, sizeof(m->kernel), "%s", base_name(dir, b, sizeof(b)));
+	if (!m->cas[0])
+		snprintf(m->cas, sizeof(m->cas), "%s", base_name(dir, b, sizeof(b)));
+	return 0;
+}
+
+/* File-name-safe copy: anything but [A-Za-z0-9._+-] becomes '_'. */
+static void safe_name(char *dst, size_t n, const char *src)
+{
+	size_t i = 0;
+	for (; src[i] && i + 1 < n; i++) {
+		char c = src[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			 c == '.' || c == '_' || c == '+' || c == '-';
+		dst[i] = ok ? c : '_';
+	}
+	dst[i] = 0;
+}
+
+static int write_index(const struct plot_summary *s, const char *title, char *err, size_t errlen)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/index", s->outdir);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# wblab plot: graphs of %s\nevents %llu\n", title, (unsigned long long)s->events);
+	for (int i = 0; i < s->nmade; i++)
+		fprintf(f, "made %s\n", gdefs[s->made[i]].name);
+	for (int i = 0; i < s->nskipped; i++)
+		fprintf(f, "skipped %s\n", s->skipped[i]);
+	for (int i = 0; i < s->nnotes; i++)
+		fprintf(f, "note %s\n", s->notes[i]);
+	int bad = ferror(f);
+	if (fclose(f) || bad) {
+		snprintf(err, errlen, "%s: write error", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Removes a graph's old files so a stale image never survives a skip. */
+static void remove_graph(const char *outdir, enum plot_graph g)
+{
+	static const char *const ext[] = { "dat", "gp", "png", "svg" };
+	char p[4200];
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++) {
+		snprintf(p, sizeof(p), "%s/%s.%s", outdir, gdefs[g].name, ext[i]);
+		unlink(p);
+	}
+}
+
+static void add_text(char (*list)[200], int *n, const char *fmt, const char *a, const char *b)
+{
+	char a2[48], b2[128];
+	snprintf(a2, sizeof(a2), "%s", a);
+	snprintf(b2, sizeof(b2), "%s", b);
+	snprintf(list[*n], sizeof(list[0]), fmt, a2, b2);
+	(*n)++;
+}
+
+/* Writes every graph's .dat/.gp for 1 or 2 runs, filling made/skipped/notes. */
+static int write_graphs(struct plot_run *const *runs, int nruns, const char *title,
+			struct plot_summary *s, char *err, size_t errlen)
+{
+	for (int g = 0; g < PG_COUNT; g++) {
+		int have = 0;
+		for (int i = 0; i < nruns; i++)
+			have += plot_run_has(runs[i], (enum plot_graph)g);
+		if (!have) {
+			add_text(s->skipped, &s->nskipped, "%s: %s", gdefs[g].name, gdefs[g].missing);
+			remove_graph(s->outdir, (enum plot_graph)g);
+			continue;
+		}
+		for (int i = 0; have < nruns && i < nruns; i++)
+			if (!plot_run_has(runs[i], (enum plot_graph)g)) {
+				char what[128];
+				snprintf(what, sizeof(what), "%.60s: %s", runs[i]->label, gdefs[g].missing);
+				add_text(s->notes, &s->nnotes, "%s: drawn for one run only (%s)",
+					 gdefs[g].name, what);
+			}
+		if (plot_write_graph(runs, nruns, (enum plot_graph)g, title, s->outdir, err, errlen))
+			return -1;
+		s->made[s->nmade++] = (enum plot_graph)g;
+	}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Two runs keyed by the same kernel are told apart by directory name. */
+static void run_labels(struct meta_ctx *m, const char *const *dirs, int n)
+{
+	if (n < 2 || strcmp(m[0].kernel, m[1].kernel))
+		return;
+	for (int i = 0; i < n; i++)
+		base_name(dirs[i], m[i].kernel, sizeof(m[i].kernel));
+}
+
+static void graph_title(char *t, size_t n, const struct meta_ctx *m, int nruns)
+{
+	const char *sep = m[0].group[0] ? "/" : "";
+	if (nruns > 1)
+		snprintf(t, n, "%s%s%s: %s vs %s", m[0].group, sep, m[0].cas, m[0].kernel, m[1].kernel);
+	else
+		snprintf(t, n, "%s%s%s-%s", m[0].group, sep, m[0].cas, m[0].kernel);
+}
+
+static int set_outdir(const char *dir, const struct plot_opts *o, const struct meta_ctx *m2,
+		      struct plot_summary *s, char *err, size_t errlen)
+{
+	char safe[160];
+	int dl = (int)strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if (o->outdir)
+		snprintf(s->outdir, sizeof(s->outdir), "%s", o->outdir);
+	else if (o->overlay) {
+		safe_name(safe, sizeof(safe), m2->kernel);
+		snprintf(s->outdir, sizeof(s->outdir), "%.*s/plots/overlay-%s", dl, dir, safe);
+	} else
+		snprintf(s->outdir, sizeof(s->outdir), "%.*s/plots", dl, dir);
+	if (mkdir_p(s->outdir)) {
+		snprintf(err, errlen, "%s: %s", s->outdir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int plot_runs(const char *const *dirs, const char *const *traces, struct meta_ctx *m,
+		     int nruns, const struct plot_opts *o, const char *gnuplot,
+		     struct plot_summary *s, char *err, size_t errlen)
+{
+	struct plot_run *runs[2] = { NULL, NULL };
+	int rc = -1;
+	run_labels(m, dirs, nruns);
+	for (int i = 0; i < nruns; i++) {
+		runs[i] = plot_run_new(m[i].kernel, o->max_points);
+		if (!runs[i]) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		if (plot_run_load(runs[i], traces[i], err, errlen))
+			goto out;
+		s->events += runs[i]->events;
+	}
+	if (s->events == 0) {
+		snprintf(err, errlen, "%s: no writeback events in the trace", traces[0]);
+		goto out;
+	}
+	char title[600];
+	graph_title(title, sizeof(title), m, nruns);
+	if (write_graphs(runs, nruns, title, s, err, errlen) || write_index(s, title, err, errlen))
+		goto out;
+	rc = o->no_gnuplot || !s->nmade ? 0 : run_gnuplot(gnuplot, s, err, errlen);
+out:
+	for (int i = 0; i < nruns; i++)
+		plot_run_free(runs[i]);
+	return rc;
+}
+
+int plot_result(const char *dir, const struct plot_opts *o, struct plot_summary *s, char *err,
+		size_t errlen)
+{
+	double t0 = now_s();
+	memset(s, 0, sizeof(*s));
+	const char *dirs[2] = { dir, o->overlay };
+	char traces[2][4200], gnuplot[4200] = "";
+	const char *tp[2] = { traces[0], traces[1] };
+	struct meta_ctx m[2];
+	int nruns = o->overlay ? 2 : 1;
+	for (int i = 0; i < nruns; i++)
+		if (open_result(dirs[i], &m[i], traces[i], sizeof(traces[i]), err, errlen))
+			return -1;
+	if (!o->no_gnuplot && plot_find_gnuplot(gnuplot, sizeof(gnuplot))) {
+		snprintf(err, errlen, "gnuplot not found in PATH (Debian package gnuplot-nox; "
+				      "see scripts/setup.sh), or use --no-gnuplot");
+		return -1;
+	}
+	if (set_outdir(dir, o, &m[1], s, err, errlen))
+		return -1;
+	int rc = plot_runs(dirs, tp, m, nruns, o, gnuplot, s, err, errlen);
+	s->seconds = now_s() - t0;
+	return rc;
+}
+
+/* ---- index ------------------------------------------------------------------ */
+
+static int index_cb(void *arg, const char *k, const char *v)
+{
+	struct plot_summary *s = arg;
+	if (!strcmp(k, "made")) {
+		int g = plot_graph_lookup(v);
+		if (g >= 0 && s->nmade < PG_COUNT)
+			s->made[s->nmade++] = (enum plot_graph)g;
+	} else if (!strcmp(k, "skipped") && s->nskipped < PG_COUNT) {
+		snprintf(s->skipped[s->nskipped++], sizeof(s->skipped[0]), "%s", v);
+	} else if (!strcmp(k, "note") && s->nnotes < PG_COUNT) {
+		snprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), "%s", v);
+	} else if (!strcmp(k, "events")) {
+		s->events = strtoull(v, NULL, 10);
+	}
+	return 0;
+}
+
+int plot_read_index(const char *outdir, struct plot_summary *s)
+{
+	char path[4200], err[256];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->outdir, sizeof(s->outdir), "%s", outdir);
+	snprintf(path, sizeof(path), "%s/index", outdir);
+	if (access(path, R_OK) != 0)
+		return -1;
+	return kv_read(path, index_cb, s, err, sizeof(err));
+}

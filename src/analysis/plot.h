@@ -1,0 +1,134 @@
+/* Graphs of a result's trace, named as writeback-tests named them, drawn by
+ * gnuplot.  One streaming pass over the trace extracts every series; each
+ * series is decimated for display only (min/max buckets, so peaks survive),
+ * never for stats.  Per graph G the output directory gets G.dat (one gnuplot
+ * `index` block per series), G.gp (the script, runnable by hand from that
+ * directory), G.png and G.svg; plus `index` listing made and skipped graphs.
+ *
+ *   struct plot_opts o = { 0 };              // DIR/plots, defaults
+ *   struct plot_summary s;
+ *   if (plot_result("results/x", &o, &s, err, sizeof(err)) != 0) ...
+ *
+ * The library never prints; notes on skipped graphs come back in the summary. */
+#ifndef WBLAB_PLOT_H
+#define WBLAB_PLOT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../trace/event.h"
+
+/* ---- display decimation ------------------------------------------------- */
+
+/* A time series kept as at most `cap` time buckets, each remembering its
+ * lowest and highest point.  Bucket width starts at 1 us and doubles (merging
+ * neighbours) whenever a point falls past the last bucket, so memory is fixed
+ * and the output holds at most 2 * cap points whatever the trace length. */
+struct plot_bucket {
+	int64_t tmin, tmax;     /* times of the lowest and highest value */
+	double vmin, vmax;
+	uint32_t n;             /* points in the bucket; 0 = empty */
+};
+
+struct plot_series {
+	int cap;                /* buckets; 0 until the first point */
+	int max_points;
+	int64_t t0;             /* time of the first point: bucket 0 starts here */
+	int64_t width;          /* bucket width, us */
+	int used;               /* highest used bucket + 1 */
+	uint64_t fed;           /* points given to plot_series_add */
+	struct plot_bucket *b;
+};
+
+#define PLOT_MAX_POINTS 20000
+
+/* max_points <= 0 means PLOT_MAX_POINTS; at least 4. */
+void plot_series_init(struct plot_series *s, int max_points);
+void plot_series_free(struct plot_series *s);
+/* Returns 0, or -1 when out of memory. */
+int plot_series_add(struct plot_series *s, int64_t t_us, double v);
+/* Calls cb for each kept point in time order (a bucket's min and max, or its
+ * one point); stops early when cb returns nonzero.  Returns points visited. */
+size_t plot_series_each(const struct plot_series *s,
+			int (*cb)(void *arg, int64_t t_us, double v), void *arg);
+
+/* ---- graphs --------------------------------------------------------------- */
+
+enum plot_graph {
+	PG_GLOBAL_DIRTY_STATE,
+	PG_GLOBAL_DIRTIED_WRITTEN,
+	PG_BDP_PAGES,
+	PG_BDP_BANDWIDTH,
+	PG_BDP_PAUSE,
+	PG_BDP_TASK_BW,
+	PG_NFS_COMMIT,
+	PG_COUNT
+};
+
+#define PLOT_MAX_TASKS 10
+
+/* "global_dirty_state", "balance_dirty_pages-pages", ... (file names). */
+const char *plot_graph_name(enum plot_graph g);
+/* -1 when unknown. */
+int plot_graph_lookup(const char *name);
+
+/* Everything extracted from one trace. */
+struct plot_run;
+
+/* label names the run in keys (its meta kernel). */
+struct plot_run *plot_run_new(const char *label, int max_points);
+void plot_run_free(struct plot_run *r);
+/* Feed events in file order.  Returns 0, or -1 when out of memory. */
+int plot_run_feed(struct plot_run *r, const struct wb_event *e);
+/* Streams a whole trace file through plot_run_feed; 0 or -1 with err. */
+int plot_run_load(struct plot_run *r, const char *trace, char *err, size_t errlen);
+const char *plot_run_label(const struct plot_run *r);
+/* True when the trace had the events graph g needs. */
+int plot_run_has(const struct plot_run *r, enum plot_graph g);
+/* Why g cannot be drawn: "no balance_dirty_pages events". */
+const char *plot_run_missing(const struct plot_run *r, enum plot_graph g);
+/* A series by graph and key title ("dirty", "pid 3002", ...); NULL if none.
+ * Times are absolute trace times in us; the graph shows them from the first
+ * event of the trace (plot_run_t0). */
+const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_graph g,
+					  const char *title);
+int64_t plot_run_t0(const struct plot_run *r);
+/* The pid whose balance_dirty_pages stream the pages/pause graphs show. */
+int plot_run_bdp_pid(const struct plot_run *r);
+
+/* Writes DIR/G.dat and DIR/G.gp for graph g from 1 run, or 2 overlaid on the
+ * same axes.  Returns 0 or -1 with err. */
+int plot_write_graph(struct plot_run *const *runs, int nruns, enum plot_graph g,
+		     const char *title, const char *outdir, char *err, size_t errlen);
+
+/* ---- whole result directories ------------------------------------------- */
+
+struct plot_opts {
+	const char *outdir;     /* NULL: DIR/plots (overlay: DIR/plots/overlay-KERNEL2) */
+	const char *overlay;    /* second result directory drawn on the same axes */
+	int max_points;         /* per series; <= 0: PLOT_MAX_POINTS */
+	int no_gnuplot;         /* write .dat and .gp only */
+};
+
+struct plot_summary {
+	char outdir[4096];
+	int nmade;
+	enum plot_graph made[PG_COUNT];
+	int nskipped;
+	char skipped[PG_COUNT][200];  /* "balance_dirty_pages-pages: no ... events" */
+	int nnotes;
+	char notes[PG_COUNT][200];    /* overlay: graphs drawn for one run only */
+	double seconds;               /* wall time of the whole call */
+	uint64_t events;              /* events read (both runs) */
+};
+
+/* Plots one result directory (holding `trace` and `meta`).  Returns 0, or -1
+ * with a one-line reason naming the directory or file in err. */
+int plot_result(const char *dir, const struct plot_opts *o, struct plot_summary *sum,
+		char *err, size_t errlen);
+
+/* Path of gnuplot in PATH into buf; -1 when missing. */
+int plot_find_gnuplot(char *buf, size_t n);
+
+/* Reads OUTDIR/index as plot_result wrote it; -1 if absent or unreadable. */
+int plot_read_index(const char *outdir, struct plot_summary *sum);
+
+#endif
