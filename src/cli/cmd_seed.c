@@ -1,14 +1,234 @@
-/* Placeholder until the seed command lands (see the open issues). */
-#include <stdio.h>
+/* wblab seed: reproduce the seed table (shared/docs/seed-table.md) in
+ * simulation - 12 NFS cases under the two kernels, the compare table, graphs
+ * and an HTML report. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "commands.h"
+#include "../analysis/compare.h"
+#include "../sim/simulate.h"
+#include "../throttle/throttle.h"
 #include "../util/util.h"
+
+#define NSEED 12
+static const char *const seed_cases[NSEED] = {
+	"NFS-thresh=100M/nfs-10dd-4k-32p-32768M-100M:10", "NFS-thresh=100M/nfs-1dd-4k-32p-32768M-100M:10",
+	"NFS-thresh=100M/nfs-2dd-4k-32p-32768M-100M:10",  "NFS-thresh=10M/nfs-10dd-4k-32p-32768M-10M:10",
+	"NFS-thresh=10M/nfs-1dd-4k-32p-32768M-10M:10",    "NFS-thresh=10M/nfs-2dd-4k-32p-32768M-10M:10",
+	"NFS-thresh=1G/nfs-10dd-4k-32p-32768M-1024M:10",  "NFS-thresh=1G/nfs-1dd-4k-32p-32768M-1024M:10",
+	"NFS-thresh=1G/nfs-2dd-4k-32p-32768M-1024M:10",   "NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10",
+	"NFS-thresh=1M/nfs-1dd-4k-32p-32768M-1M:10",      "NFS-thresh=1M/nfs-2dd-4k-32p-32768M-1M:10",
+};
+static const char *const seed_kernels[2] = { "3.1.0-rc8-vanilla+", "3.1.0-rc8-nfs-wq4+" };
+
+/* the NFS metrics writeback-tests' compare-nfs printed as TOTAL rows */
+static const char *const nfs_metrics[] = {
+	"nfs_nr_commits", "nfs_nr_writes", "nfs_commit_size", "nfs_write_size",
+	"nfs_write_queue_time", "nfs_write_rtt_time", "nfs_write_execute_time",
+	"nfs_commit_queue_time", "nfs_commit_rtt_time", "nfs_commit_execute_time",
+	"nr_dirty_max_mb",
+};
+
+static const char usage[] =
+	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--set KEY=VAL]... [--no-plots]\n"
+	"Reproduce the seed table: simulate the 12 NFS cases of shared/docs/seed-table.md\n"
+	"under 3.1.0-rc8-vanilla+ (3.1 IO-ful throttling) and 3.1.0-rc8-nfs-wq4+ (IO-less\n"
+	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
+	"seed's layout, then the NFS metrics (TOTAL rows), and write graphs and a report.\n\n"
+	"  -o, --out DIR      results root (default ./seed-results); also gets\n"
+	"                     compare-write_bw.txt, compare-nfs.txt and report.html\n"
+	"  -t, --runtime SEC  simulated seconds per case (default 300, as the seed's runs)\n"
+	"  -j, --jobs N       cases run in parallel (default: number of CPUs)\n"
+	"      --set KEY=VAL  override a model parameter (see 'wblab sim --help'); the\n"
+	"                     same value applies to every case\n"
+	"      --no-plots     skip graphs and the report\n";
+
+/* result dirs of one kernel, in seed order */
+static void result_dirs(const char *out, const struct sim_job *js, int k, char **dirs)
+{
+	for (int i = 0; i < NSEED; i++) {
+		const struct sim_job *j = &js[i * 2 + k];
+		size_t n = strlen(out) + strlen(j->c.group) + strlen(j->c.name) + 64;
+		dirs[i] = malloc(n);
+		snprintf(dirs[i], n, "%s/%s/%s-%s", out, j->c.group, j->c.name, j->kernel_name);
+	}
+}
+
+static int print_compare(const char *metric, char **dirs, FILE *f, int total_only)
+{
+	struct cmp_options o = { .field = "kernel", .metric = metric };
+	struct cmp_table *t;
+	char err[512];
+	if (cmp_build(&o, (const char *const *)dirs, 2 * NSEED, &t, err, sizeof(err))) {
+		wb_error("compare %s: %s", metric, err);
+		return -1;
+	}
+	if (total_only) {
+		/* only the TOTAL row, as Wu's NFS mails stacked them */
+		double pct;
+		fprintf(f, "%24.2f  ", t->total[0]);
+		if (cmp_change(t->total[0], t->total[1], &pct))
+			fprintf(f, "%+10.1f%% %12.2f  ", pct, t->total[1]);
+		else
+			fprintf(f, "%24.2f  ", t->total[1]);
+		fprintf(f, "TOTAL %s\n", metric);
+	} else {
+		cmp_write(t, CMP_TEXT, f);
+	}
+	cmp_free(t);
+	return 0;
+}
+
+/* Runs `wblab ARGS...` (this same binary) and waits. */
+static int run_self(char *const args[])
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execv("/proc/self/exe", args);
+		_exit(127);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void plots_and_report(const char *out, char **van, char **wq4)
+{
+	int bad = 0;
+	for (int i = 0; i < NSEED && !bad; i++) {
+		char *a1[] = { "wblab", "plot", van[i], NULL }, *a2[] = { "wblab", "plot", wq4[i], NULL };
+		bad |= run_self(a1) != 0 || run_self(a2) != 0;
+		if (strstr(van[i], "-1M:")) {
+			char *a3[] = { "wblab", "plot", "--overlay", wq4[i], van[i], NULL };
+			bad |= run_self(a3) != 0;
+		}
+	}
+	char html[4200];
+	snprintf(html, sizeof(html), "%s/report.html", out);
+	char *rargs[2 * NSEED + 5];
+	int n = 0;
+	rargs[n++] = "wblab";
+	rargs[n++] = "report";
+	for (int i = 0; i < NSEED; i++)
+		rargs[n++] = van[i];
+	for (int i = 0; i < NSEED; i++)
+		rargs[n++] = wq4[i];
+	rargs[n++] = "-o";
+	rargs[n++] = html;
+	rargs[n] = NULL;
+	if (!bad)
+		bad = run_self(rargs) != 0;
+	if (bad)
+		wb_error("graphs or report could not be made (see above); the table stands");
+	else
+		fprintf(stderr, "graphs beside each result, report: %s\n", html);
+}
+
+static int write_file_tables(const char *out, char **dirs)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/compare-write_bw.txt", out);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return -1;
+	print_compare("write_bw", dirs, f, 0);
+	fclose(f);
+	snprintf(p, sizeof(p), "%s/compare-nfs.txt", out);
+	f = fopen(p, "w");
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(nfs_metrics); i++)
+		print_compare(nfs_metrics[i], dirs, f, 1);
+	fclose(f);
+	return 0;
+}
 
 static int run_seed(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	wb_error("'seed' is not implemented yet");
-	return 1;
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' }, { "runtime", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' }, { "set", required_argument, NULL, 's' },
+		{ "no-plots", no_argument, NULL, 'n' },  { NULL, 0, NULL, 0 },
+	};
+	const char *out = "seed-results";
+	double runtime = 300;
+	uint64_t jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	int no_plots = 0, c;
+	char err[512];
+	struct sim_params p;
+	params_defaults(&p);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:t:j:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 't':
+			if (parse_double(optarg, &runtime) || runtime <= 0 || runtime > 1e6) {
+				wb_error("--runtime: '%s' is not a number of seconds in (0, 1e6]", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			if (parse_u64(optarg, &jobs) || jobs < 1 || jobs > 256) {
+				wb_error("--jobs: '%s' is not a number in 1..256", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 's':
+			if (params_set(&p, optarg, err, sizeof(err))) {
+				wb_error("%s", err);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			no_plots = 1;
+			break;
+		default:
+			wb_error("seed: unknown or incomplete option '%s' (see 'wblab seed --help')",
+				 argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		wb_error("seed: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	struct sim_job js[2 * NSEED];
+	for (int i = 0; i < NSEED; i++) {
+		struct wb_case cs;
+		if (case_parse(seed_cases[i], &cs, err, sizeof(err)))
+			abort();
+		for (int k = 0; k < 2; k++)
+			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
+				.kernel_name = seed_kernels[k], .p = &p, .seed = 1, .runtime = runtime,
+				.out = out, .no_trace = 0, .argc = argc, .argv = argv };
+	}
+	if (simulate_all(js, 2 * NSEED, (int)jobs))
+		return 1;
+	char *dirs[2 * NSEED];
+	result_dirs(out, js, 0, dirs);
+	result_dirs(out, js, 1, dirs + NSEED);
+	int rc = print_compare("write_bw", dirs, stdout, 0);
+	if (!rc) {
+		printf("\n");
+		for (size_t i = 0; i < ARRAY_SIZE(nfs_metrics); i++)
+			print_compare(nfs_metrics[i], dirs, stdout, 1);
+		fflush(stdout);
+		if (write_file_tables(out, dirs))
+			wb_error("cannot write the tables under %s", out);
+		if (!no_plots)
+			plots_and_report(out, dirs, dirs + NSEED);
+	}
+	for (int i = 0; i < 2 * NSEED; i++)
+		free(dirs[i]);
+	return rc ? 1 : 0;
 }
 
-const struct wb_command cmd_seed = { "seed", "(not implemented yet)", "wblab seed: not implemented yet\n", run_seed };
+const struct wb_command cmd_seed = {
+	"seed", "reproduce the seed table (NFS, 3.1 vs IO-less + NFS wait queue)", usage, run_seed,
+};

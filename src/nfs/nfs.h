@@ -75,6 +75,7 @@ void nfs_write_mountstats(const struct nfs_mount *m, FILE *f);
 /* server (nfs_server.c) */
 struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int nfiles);
 void nfs_server_destroy(struct nfs_server_sim *srv);
+uint64_t nfs_server_disk_pages(const struct nfs_server_sim *srv);
 /* a request has arrived over the link */
 void nfsd_receive(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r);
 

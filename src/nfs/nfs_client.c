@@ -190,6 +190,7 @@ static void nfs_report(struct sim *s, struct bdi *bdi, struct stats_acc *st,
 	stats_set(st, "nfs_commit_queue_time", per_op_ms(c->queue, c->ops));
 	stats_set(st, "nfs_commit_rtt_time", per_op_ms(c->rtt, c->ops));
 	stats_set(st, "nfs_commit_execute_time", per_op_ms(c->execute, c->ops));
+	stats_set(st, "nfs_server_disk_mb", (double)nfs_server_disk_pages(m->server) / 256);
 	if (rd) {
 		FILE *f = result_fopen(rd, "mountstats");
 		if (f) {

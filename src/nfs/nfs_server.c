@@ -1,9 +1,14 @@
 /* The NFS server: nfsd threads take requests in arrival order; an UNSTABLE
  * WRITE only copies into the server's page cache; a FILE_SYNC WRITE and a
- * COMMIT (fsync of the whole file, as Linux clients ask) wait for the disk.
- * The server's own background writeback drains dirty pages above its
- * background threshold and those older than 30 s.  One disk, FIFO, a seek when
- * the file changes, a fixed cost per sync (journal commit, cache flush).
+ * COMMIT (fsync of the whole file, as Linux clients ask) write their data and
+ * then wait for a journal commit.  The server's own background writeback
+ * drains dirty pages above its background threshold and those older than 30 s.
+ *
+ * Disk: active jobs take turns of one elevator time slice each (CFQ's
+ * slice_sync), synchronous jobs (COMMIT, FILE_SYNC) before background
+ * writeback, as CFQ favours sync I/O; a seek is paid whenever the file
+ * changes.  Journal: one commit at a time costing server_sync_ms; syncs that
+ * arrive while one runs share the next (jbd2 batching).
  * MODEL: no server-side dirty throttling (its limits exceed any client's). */
 #include <stdlib.h>
 #include "nfs.h"
@@ -14,11 +19,13 @@ struct srv_file { uint64_t dirty; ktime_t oldest; };
 
 struct srv_job {
 	int file;
-	uint64_t pages;
-	int sync, commit, bg;
+	uint64_t pages;          /* still to write */
+	int sync, commit, bg, started;
 	struct nfs_rpc *rpc;     /* reply when done; NULL for background jobs */
 	struct srv_job *next;
 };
+
+struct job_fifo { struct srv_job *head, *tail; };
 
 struct nfs_server_sim {
 	struct nfs_mount *m;
@@ -28,23 +35,55 @@ struct nfs_server_sim {
 	struct srv_file *files;
 	int nfiles;
 	uint64_t total_dirty, bg_thresh;
-	struct srv_job *job_head, *job_tail, *cur;
+	struct job_fifo sync_q, async_q;
+	struct srv_job *cur;      /* job of the request in service */
+	uint64_t cur_pages;
 	int last_file;
 	int bg_queued;
-	uint64_t disk_pages, syncs;
+	struct job_fifo journal_wait, journal_run;
+	int journal_busy;
+	uint64_t io_pages;
 };
 
-static void disk_start(struct sim *s, struct nfs_server_sim *srv);
+static void disk_kick(struct sim *s, struct nfs_server_sim *srv);
 static void nfsd_start(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r);
 
-static void job_push(struct nfs_server_sim *srv, struct srv_job *j)
+static void fifo_push(struct job_fifo *q, struct srv_job *j)
 {
 	j->next = NULL;
-	if (srv->job_tail)
-		srv->job_tail->next = j;
+	if (q->tail)
+		q->tail->next = j;
 	else
-		srv->job_head = j;
-	srv->job_tail = j;
+		q->head = j;
+	q->tail = j;
+}
+
+static struct srv_job *fifo_pop(struct job_fifo *q)
+{
+	struct srv_job *j = q->head;
+	if (j) {
+		q->head = j->next;
+		if (!q->head)
+			q->tail = NULL;
+		j->next = NULL;
+	}
+	return j;
+}
+
+static void fifo_free(struct job_fifo *q)
+{
+	for (struct srv_job *j; (j = fifo_pop(q));)
+		free(j);
+}
+
+static struct srv_job *job_new(int file, uint64_t pages)
+{
+	struct srv_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		abort();
+	j->file = file;
+	j->pages = pages;
+	return j;
 }
 
 static void thread_done(struct sim *s, struct nfs_server_sim *srv)
@@ -59,7 +98,46 @@ static void thread_done(struct sim *s, struct nfs_server_sim *srv)
 	}
 }
 
-/* background writeback: one job at a time, from the file with most dirty pages */
+/* ---- journal: batched commits ---- */
+
+static void journal_start(struct sim *s, struct nfs_server_sim *srv);
+
+static void journal_done(struct sim *s, void *arg)
+{
+	struct nfs_server_sim *srv = arg;
+	for (struct srv_job *j; (j = fifo_pop(&srv->journal_run));) {
+		rpc_send_reply(s, j->rpc);
+		thread_done(s, srv);
+		free(j);
+	}
+	srv->journal_busy = 0;
+	journal_start(s, srv);
+}
+
+static void journal_start(struct sim *s, struct nfs_server_sim *srv)
+{
+	if (srv->journal_busy || !srv->journal_wait.head)
+		return;
+	srv->journal_run = srv->journal_wait;
+	srv->journal_wait.head = srv->journal_wait.tail = NULL;
+	srv->journal_busy = 1;
+	sim_call_at(s, s->now + (ktime_t)(srv->np.server_sync_ms * 1e6), journal_done, srv);
+}
+
+static void job_data_done(struct sim *s, struct nfs_server_sim *srv, struct srv_job *j)
+{
+	if (j->sync) {
+		fifo_push(&srv->journal_wait, j);
+		journal_start(s, srv);
+		return;
+	}
+	if (j->bg)
+		srv->bg_queued = 0;
+	free(j);
+}
+
+/* ---- background writeback ---- */
+
 static void bg_check(struct sim *s, struct nfs_server_sim *srv)
 {
 	if (srv->bg_queued || srv->total_dirty <= srv->bg_thresh)
@@ -68,15 +146,11 @@ static void bg_check(struct sim *s, struct nfs_server_sim *srv)
 	for (int i = 1; i < srv->nfiles; i++)
 		if (srv->files[i].dirty > srv->files[best].dirty)
 			best = i;
-	struct srv_job *j = calloc(1, sizeof(*j));
-	if (!j)
-		abort();
-	j->file = best;
-	j->pages = BG_CHUNK_PAGES;
+	struct srv_job *j = job_new(best, BG_CHUNK_PAGES);
 	j->bg = 1;
 	srv->bg_queued = 1;
-	job_push(srv, j);
-	disk_start(s, srv);
+	fifo_push(&srv->async_q, j);
+	disk_kick(s, srv);
 }
 
 /* kupdate on the server: every 5 s, write files whose data is older than 30 s */
@@ -87,65 +161,75 @@ static void srv_kupdate(struct sim *s, void *arg)
 		struct srv_file *f = &srv->files[i];
 		if (!f->dirty || s->now - f->oldest < 30 * NSEC_PER_SEC)
 			continue;
-		struct srv_job *j = calloc(1, sizeof(*j));
-		if (!j)
-			abort();
-		j->file = i;
-		j->pages = f->dirty;
+		fifo_push(&srv->async_q, job_new(i, f->dirty));
 		f->oldest = s->now;
-		job_push(srv, j);
 	}
-	disk_start(s, srv);
+	disk_kick(s, srv);
 	sim_call_at(s, s->now + 5 * NSEC_PER_SEC, srv_kupdate, srv);
 }
 
-static void disk_done(struct sim *s, void *arg)
+/* ---- the disk ---- */
+
+/* A writeback job takes the file's dirty pages when it first reaches the disk
+ * (a COMMIT all of them: fsync writes whatever is dirty then). */
+static void job_claim(struct nfs_server_sim *srv, struct srv_job *j)
+{
+	struct srv_file *f = &srv->files[j->file];
+	j->started = 1;
+	if (j->rpc && !j->commit)
+		return;                 /* FILE_SYNC WRITE: its own pages */
+	uint64_t n = j->commit || j->pages > f->dirty ? f->dirty : j->pages;
+	f->dirty -= n;
+	srv->total_dirty -= n;
+	if (!f->dirty)
+		f->oldest = 0;
+	j->pages = n;
+}
+
+static void io_done(struct sim *s, void *arg)
 {
 	struct nfs_server_sim *srv = arg;
 	struct srv_job *j = srv->cur;
 	srv->cur = NULL;
-	srv->disk_pages += j->pages;
-	if (j->rpc) {
-		rpc_send_reply(s, j->rpc);
-		thread_done(s, srv);
-	} else if (j->bg) {
-		srv->bg_queued = 0;
-	}
-	free(j);
+	j->pages -= srv->cur_pages;
+	srv->io_pages += srv->cur_pages;
+	if (j->pages)
+		fifo_push(j->sync ? &srv->sync_q : &srv->async_q, j);   /* round robin */
+	else
+		job_data_done(s, srv, j);
 	bg_check(s, srv);
-	disk_start(s, srv);
+	disk_kick(s, srv);
 }
 
-static void disk_start(struct sim *s, struct nfs_server_sim *srv)
+static void disk_kick(struct sim *s, struct nfs_server_sim *srv)
 {
-	if (srv->cur || !srv->job_head)
-		return;
-	struct srv_job *j = srv->job_head;
-	srv->job_head = j->next;
-	if (!srv->job_head)
-		srv->job_tail = NULL;
-	struct srv_file *f = &srv->files[j->file];
-	if (!j->rpc || j->commit) {
-		/* write back what is dirty in the file now (all of it for a COMMIT) */
-		uint64_t n = j->commit || j->pages > f->dirty ? f->dirty : j->pages;
-		f->dirty -= n;
-		srv->total_dirty -= n;
-		if (!f->dirty)
-			f->oldest = 0;
-		j->pages = n;
-	}
-	double ns = (double)j->pages * 4096.0 / (srv->np.server_disk_mbps * 1048576.0) * 1e9;
-	if (j->pages && srv->last_file != j->file)
-		ns += srv->np.server_seek_ms * 1e6;
-	if (j->sync) {
-		ns += srv->np.server_sync_ms * 1e6;
-		srv->syncs++;
-	}
-	if (j->pages)
+	while (!srv->cur) {
+		struct srv_job *j = fifo_pop(&srv->sync_q);
+		if (!j)
+			j = fifo_pop(&srv->async_q);
+		if (!j)
+			return;
+		if (!j->started)
+			job_claim(srv, j);
+		if (!j->pages) {
+			job_data_done(s, srv, j);
+			continue;
+		}
+		double bw_pages_per_ms = srv->np.server_disk_mbps * 256.0 / 1000.0;
+		uint64_t io = (uint64_t)(srv->np.server_slice_ms * bw_pages_per_ms);
+		io = io ? io : 1;
+		uint64_t n = j->pages < io ? j->pages : io;
+		double ns = (double)n * 4096.0 / (srv->np.server_disk_mbps * 1048576.0) * 1e9;
+		if (srv->last_file != j->file)
+			ns += srv->np.server_seek_ms * 1e6;
 		srv->last_file = j->file;
-	srv->cur = j;
-	sim_call_at(s, s->now + (ktime_t)ns, disk_done, srv);
+		srv->cur = j;
+		srv->cur_pages = n;
+		sim_call_at(s, s->now + (ktime_t)ns, io_done, srv);
+	}
 }
+
+/* ---- nfsd ---- */
 
 static void processed(struct sim *s, void *arg)
 {
@@ -164,16 +248,12 @@ static void processed(struct sim *s, void *arg)
 		return;
 	}
 	/* FILE_SYNC WRITE: O_SYNC write of the range; COMMIT: fsync of the file */
-	struct srv_job *j = calloc(1, sizeof(*j));
-	if (!j)
-		abort();
-	j->file = ni->file;
-	j->pages = r->op == NFSPROC_WRITE ? r->pages : 0;
+	struct srv_job *j = job_new(ni->file, r->op == NFSPROC_WRITE ? r->pages : 0);
 	j->sync = 1;
 	j->commit = r->op == NFSPROC_COMMIT;
 	j->rpc = r;
-	job_push(srv, j);
-	disk_start(s, srv);
+	fifo_push(&srv->sync_q, j);
+	disk_kick(s, srv);
 }
 
 static void nfsd_start(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r)
@@ -212,10 +292,15 @@ struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int
 	srv->np = m->np;
 	srv->nfiles = nfiles;
 	srv->last_file = -1;
-	/* the server's background threshold: a ratio of its (dirtyable) memory */
+	/* the server's background threshold: a ratio of its memory */
 	srv->bg_thresh = srv->np.server_mem_mb * 256 * srv->np.server_bg_ratio / 100;
 	sim_call_at(s, 5 * NSEC_PER_SEC, srv_kupdate, srv);
 	return srv;
+}
+
+uint64_t nfs_server_disk_pages(const struct nfs_server_sim *srv)
+{
+	return srv->io_pages;
 }
 
 void nfs_server_destroy(struct nfs_server_sim *srv)
@@ -223,10 +308,10 @@ void nfs_server_destroy(struct nfs_server_sim *srv)
 	if (!srv)
 		return;
 	/* requests are owned by the mount's pool; only the jobs are ours */
-	for (struct srv_job *j = srv->job_head, *n; j; j = n) {
-		n = j->next;
-		free(j);
-	}
+	fifo_free(&srv->sync_q);
+	fifo_free(&srv->async_q);
+	fifo_free(&srv->journal_wait);
+	fifo_free(&srv->journal_run);
 	free(srv->cur);
 	free(srv->files);
 	free(srv);

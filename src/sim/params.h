@@ -23,7 +23,8 @@ struct nfs_params {
 	uint64_t nfsd_threads;
 	double server_disk_mbps;
 	double server_seek_ms;
-	double server_sync_ms;   /* fixed cost of a COMMIT / FILE_SYNC sync */
+	double server_sync_ms;   /* journal commit ending a COMMIT / FILE_SYNC */
+	double server_slice_ms;  /* CFQ time slice: how long one file's I/O runs before the next */
 	double server_cpu_ms_per_mb;
 	uint64_t server_mem_mb;
 	uint64_t server_dirty_ratio;
