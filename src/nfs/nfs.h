@@ -56,6 +56,7 @@ struct nfs_mount {
 	struct nfs_op_stats st[NFS_NR_OPS];
 	struct nfs_server_sim *server;
 	struct nfs_rpc *rpc_all, *rpc_free;       /* request pool */
+	uint64_t stable_writes, writepages_calls, writepages_pages;
 };
 
 /* Sets bdi->ops/dev for an NFS mount holding the sim's inodes. */

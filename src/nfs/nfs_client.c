@@ -69,6 +69,9 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	/* FLUSH_COND_STABLE: FILE_SYNC only when the whole flush is one RPC and
 	 * nothing of the file awaits a COMMIT */
 	int stable = n && n <= m->wsize_pages && ni->ncommit == 0;
+	m->writepages_calls += n > 0;
+	m->writepages_pages += n;
+	m->stable_writes += stable;
 	for (uint64_t left = n; left;) {
 		uint64_t k = left < m->wsize_pages ? left : m->wsize_pages;
 		set_page_writeback(s, th->cpu, inode, k);
@@ -190,6 +193,9 @@ static void nfs_report(struct sim *s, struct bdi *bdi, struct stats_acc *st,
 	stats_set(st, "nfs_commit_queue_time", per_op_ms(c->queue, c->ops));
 	stats_set(st, "nfs_commit_rtt_time", per_op_ms(c->rtt, c->ops));
 	stats_set(st, "nfs_commit_execute_time", per_op_ms(c->execute, c->ops));
+	stats_set(st, "nfs_file_sync_writes", (double)m->stable_writes);
+	stats_set(st, "nfs_writepages_mean_pages",
+		  m->writepages_calls ? (double)m->writepages_pages / (double)m->writepages_calls : 0);
 	stats_set(st, "nfs_server_disk_mb", (double)nfs_server_disk_pages(m->server) / 256);
 	if (rd) {
 		FILE *f = result_fopen(rd, "mountstats");

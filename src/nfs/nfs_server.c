@@ -9,13 +9,23 @@
  * writeback, as CFQ favours sync I/O; a seek is paid whenever the file
  * changes.  Journal: one commit at a time costing server_sync_ms; syncs that
  * arrive while one runs share the next (jbd2 batching).
+ * i_mutex: with server_fsync_locks, a COMMIT or FILE_SYNC WRITE holds the
+ * file's i_mutex while its journal commit runs (vfs_fsync_range of the 2.6.3x
+ * kernels a 2011 server ran: data written without the mutex, ->fsync under
+ * it); WRITEs to that file wait, each holding its nfsd thread (UNVERIFIED:
+ * the server's kernel is unknown; nfs.server_fsync_locks=0 turns it off).
  * MODEL: no server-side dirty throttling (its limits exceed any client's). */
 #include <stdlib.h>
 #include "nfs.h"
 
 #define BG_CHUNK_PAGES 4096      /* 16 MiB per background writeback job */
 
-struct srv_file { uint64_t dirty; ktime_t oldest; };
+struct srv_file {
+	uint64_t dirty;
+	ktime_t oldest;
+	int locked;                          /* i_mutex held by a sync */
+	struct nfs_rpc *blocked, *blocked_tail;  /* requests waiting for it */
+};
 
 struct srv_job {
 	int file;
@@ -47,6 +57,7 @@ struct nfs_server_sim {
 
 static void disk_kick(struct sim *s, struct nfs_server_sim *srv);
 static void nfsd_start(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r);
+static void processed(struct sim *s, void *arg);
 
 static void fifo_push(struct job_fifo *q, struct srv_job *j)
 {
@@ -102,13 +113,30 @@ static void thread_done(struct sim *s, struct nfs_server_sim *srv)
 
 static void journal_start(struct sim *s, struct nfs_server_sim *srv);
 
+/* i_mutex released: the requests that waited for it go on, in order */
+static void file_unlock(struct sim *s, struct srv_file *f)
+{
+	f->locked = 0;
+	while (f->blocked && !f->locked) {
+		struct nfs_rpc *r = f->blocked;
+		f->blocked = r->next;
+		if (!f->blocked)
+			f->blocked_tail = NULL;
+		r->next = NULL;
+		processed(s, r);
+	}
+}
+
 static void journal_done(struct sim *s, void *arg)
 {
 	struct nfs_server_sim *srv = arg;
 	for (struct srv_job *j; (j = fifo_pop(&srv->journal_run));) {
 		rpc_send_reply(s, j->rpc);
 		thread_done(s, srv);
+		struct srv_file *f = &srv->files[j->file];
 		free(j);
+		if (f->locked)
+			file_unlock(s, f);
 	}
 	srv->journal_busy = 0;
 	journal_start(s, srv);
@@ -127,6 +155,8 @@ static void journal_start(struct sim *s, struct nfs_server_sim *srv)
 static void job_data_done(struct sim *s, struct nfs_server_sim *srv, struct srv_job *j)
 {
 	if (j->sync) {
+		if (srv->np.server_fsync_locks)
+			srv->files[j->file].locked = 1;
 		fifo_push(&srv->journal_wait, j);
 		journal_start(s, srv);
 		return;
@@ -237,6 +267,16 @@ static void processed(struct sim *s, void *arg)
 	struct nfs_server_sim *srv = r->mount->server;
 	struct nfs_inode *ni = r->inode->fs_private;
 	struct srv_file *f = &srv->files[ni->file];
+	if (f->locked) {
+		/* blocked on the file's i_mutex, still holding the nfsd thread */
+		r->next = NULL;
+		if (f->blocked_tail)
+			f->blocked_tail->next = r;
+		else
+			f->blocked = r;
+		f->blocked_tail = r;
+		return;
+	}
 	if (r->op == NFSPROC_WRITE && !r->stable) {
 		if (!f->dirty)
 			f->oldest = s->now;
