@@ -1,0 +1,876 @@
+/* wblab report: one self-contained HTML page.  See report.h. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "compare.h"
+#include "plot.h"
+#include "report.h"
+#include "../result/result.h"
+#include "../util/util.h"
+
+/* ---- result directories ------------------------------------------------------ */
+
+struct kv {
+	char *k, *v;
+};
+
+struct kvlist {
+	struct kv *a;
+	int n;
+};
+
+struct result {
+	char *path;
+	struct kvlist meta, stats, params, env;
+	char *cmdline;
+	char *label;                  /* GROUP/CASE-KERNEL[.RUN] */
+	char *col;                    /* value of the compared field */
+	char *key;                    /* label with the column value masked */
+	struct plot_summary plots;
+	int have_plots;
+	char tmpdir[64];              /* plots drawn into /tmp (read-only result) */
+};
+
+struct report {
+	const struct report_opts *o;
+	const char *field;
+	struct result *r;
+	int n;
+	struct report_summary *sum;
+};
+
+static int kv_add(void *arg, const char *k, const char *v)
+{
+	struct kvlist *l = arg;
+	struct kv *na = realloc(l->a, (size_t)(l->n + 1) * sizeof(*na));
+	if (!na)
+		return 1;
+	l->a = na;
+	na[l->n].k = strdup(k);
+	na[l->n].v = strdup(v);
+	l->n++;
+	return 0;
+}
+
+static const char *kv_get(const struct kvlist *l, const char *k)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!strcmp(l->a[i].k, k))
+			return l->a[i].v;
+	return NULL;
+}
+
+static void kv_free(struct kvlist *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		free(l->a[i].k);
+		free(l->a[i].v);
+	}
+	free(l->a);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char p[8400];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/* Optional file: absent is fine, unreadable or malformed is an error. */
+static int read_kv(const char *dir, const char *name, struct kvlist *l, char *err, size_t errlen)
+{
+	if (!exists(dir, name))
+		return 0;
+	char p[8400];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return kv_read(p, kv_add, l, err, errlen);
+}
+
+static char *read_text(const char *dir, const char *name)
+{
+	char p[8400];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return NULL;
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return strdup(buf);
+}
+
+static int is_result(const char *dir)
+{
+	return exists(dir, "stats") || exists(dir, "trace");
+}
+
+static int add_result(struct report *rp, const char *path)
+{
+	struct result *nr = realloc(rp->r, (size_t)(rp->n + 1) * sizeof(*nr));
+	if (!nr)
+		return -1;
+	rp->r = nr;
+	memset(&nr[rp->n], 0, sizeof(nr[0]));
+	nr[rp->n].path = strdup(path);
+	rp->n++;
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Depth-first in sorted order, hidden entries (unfinished results) skipped. */
+static int scan(struct report *rp, const char *dir, int depth)
+{
+	if (is_result(dir))
+		return add_result(rp, dir);
+	if (depth > 8)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	char **names = NULL;
+	int n = 0, rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "plots"))
+			continue;
+		char **nn = realloc(names, (size_t)(n + 1) * sizeof(*nn));
+		if (!nn)
+			break;
+		names = nn;
+		names[n++] = strdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(*names), name_cmp);
+	for (int i = 0; i < n; i++) {
+		char p[4200];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		if (!rc && stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = scan(rp, p, depth + 1);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+static int find_results(struct report *rp, const char *const *dirs, int ndirs, char *err,
+			size_t errlen)
+{
+	for (int i = 0; i < ndirs; i++) {
+		struct stat st;
+		if (stat(dirs[i], &st) != 0) {
+			snprintf(err, errlen, "%s: %s", dirs[i], strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode) || access(dirs[i], R_OK | X_OK) != 0) {
+			snprintf(err, errlen, "%s: not a readable directory", dirs[i]);
+			return -1;
+		}
+		int before = rp->n;
+		if (scan(rp, dirs[i], 0)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (rp->n == before) {
+			snprintf(err, errlen, "%s: no result directory (none holds a stats or trace file)",
+				 dirs[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- labels, columns and keys ---------------------------------------------- */
+
+static int is_delim(char c)
+{
+	return c == 0 || c == '/' || c == '-' || c == '=' || c == ':' || c == '.';
+}
+
+/* Replaces whole-token occurrences of v in s with X (as compare masks keys). */
+static char *mask(const char *s, const char *v)
+{
+	size_t vl = strlen(v), sl = strlen(s);
+	char *out = malloc(sl + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < sl;) {
+		if (vl && !strncmp(s + i, v, vl) && (i == 0 || is_delim(s[i - 1])) && is_delim(s[i + vl])) {
+			*o++ = 'X';
+			i += vl;
+		} else {
+			*o++ = s[i++];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+static const char *base_of(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s && s[1] ? s + 1 : p;
+}
+
+static int set_names(struct report *rp, struct result *r)
+{
+	const char *g = kv_get(&r->meta, "group"), *c = kv_get(&r->meta, "case"),
+		   *k = kv_get(&r->meta, "kernel"), *run = kv_get(&r->meta, "run");
+	char buf[1024];
+	if (c && k)
+		snprintf(buf, sizeof(buf), "%s%s%s-%s%s%s", g ? g : "", g ? "/" : "", c, k,
+			 run && strcmp(run, "1") ? "." : "", run && strcmp(run, "1") ? run : "");
+	else
+		snprintf(buf, sizeof(buf), "%s", base_of(r->path));
+	const char *col = kv_get(&r->meta, rp->field);
+	if (!col)
+		col = kv_get(&r->params, rp->field);
+	r->label = strdup(buf);
+	r->col = strdup(col ? col : "?");
+	/* Repeats (.RUN) of one case group with it. */
+	if (run && strcmp(run, "1")) {
+		size_t L = strlen(buf), rl = strlen(run);
+		if (L > rl + 1 && !strcmp(buf + L - rl, run) && buf[L - rl - 1] == '.')
+			buf[L - rl - 1] = 0;
+	}
+	r->key = strcmp(rp->field, "run") ? mask(buf, r->col) : strdup(buf);
+	return r->label && r->col && r->key ? 0 : -1;
+}
+
+static int load_result(struct report *rp, struct result *r, char *err, size_t errlen)
+{
+	if (read_kv(r->path, "meta", &r->meta, err, errlen) ||
+	    read_kv(r->path, "stats", &r->stats, err, errlen) ||
+	    read_kv(r->path, "params", &r->params, err, errlen) ||
+	    read_kv(r->path, "env", &r->env, err, errlen))
+		return -1;
+	r->cmdline = read_text(r->path, "cmdline");
+	if (set_names(rp, r)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void free_result(struct result *r)
+{
+	kv_free(&r->meta);
+	kv_free(&r->stats);
+	kv_free(&r->params);
+	kv_free(&r->env);
+	free(r->cmdline);
+	free(r->label);
+	free(r->col);
+	free(r->key);
+	if (r->tmpdir[0])
+		remove_tree(r->tmpdir);
+	free(r->path);
+}
+
+/* ---- graphs ---------------------------------------------------------------- */
+
+static double mtime_of(const char *dir, const char *name)
+{
+	char p[8400];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (stat(p, &st) != 0)
+		return -1;
+	return (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
+}
+
+/* Uses DIR/plots when current; otherwise plots into it (or a temporary
+ * directory when the result is read-only). */
+static int ensure_plots(struct report *rp, struct result *r, char *err, size_t errlen)
+{
+	char plots[4200];
+	snprintf(plots, sizeof(plots), "%s/plots", r->path);
+	int have_trace = exists(r->path, "trace");
+	if (plot_read_index(plots, &r->plots) == 0 &&
+	    (!have_trace || mtime_of(plots, "index") >= mtime_of(r->path, "trace"))) {
+		r->have_plots = 1;
+		return 0;
+	}
+	if (!have_trace) {
+		snprintf(err, errlen, "%s: no trace to plot (use --no-graphs for a stats-only report)",
+			 r->path);
+		return -1;
+	}
+	struct plot_opts po = { .max_points = rp->o->max_points };
+	if (access(r->path, W_OK) != 0) {
+		snprintf(r->tmpdir, sizeof(r->tmpdir), "/tmp/wblab-report.XXXXXX");
+		if (!mkdtemp(r->tmpdir)) {
+			snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
+			r->tmpdir[0] = 0;
+			return -1;
+		}
+		po.outdir = r->tmpdir;
+	}
+	char e2[4096];
+	if (plot_result(r->path, &po, &r->plots, e2, sizeof(e2))) {
+		snprintf(err, errlen, "%s", e2);
+		return -1;
+	}
+	rp->sum->nplotted++;
+	r->have_plots = 1;
+	return 0;
+}
+
+/* ---- HTML helpers ----------------------------------------------------------- */
+
+void report_html_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+#define ESC(f, s) report_html_escape(f, s)
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1300px;"
+	"padding:0 1em;color:#222;background:#fff}\n"
+	"h1{font-size:1.6em}h2{border-bottom:2px solid #ccc;margin-top:2em}\n"
+	"table{border-collapse:collapse;margin:.5em 0 1em}\n"
+	"th,td{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}\n"
+	"th{background:#f0f0f0}td.num{text-align:right;font-family:monospace;white-space:nowrap}\n"
+	".good{color:#1a7f37}.bad{color:#c62828}.note{color:#666;font-style:italic}\n"
+	"tr.total td{font-weight:bold;border-top:2px solid #888}\n"
+	"pre{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:12px}\n"
+	"figure{margin:1em 0;border:1px solid #ddd;padding:4px}\n"
+	"figure svg{width:100%;height:auto;display:block}\n"
+	"figcaption{font-weight:bold;font-family:monospace}\n"
+	".kvgrid{columns:3 22em}.kvgrid table{width:100%}\n"
+	"nav li{font-family:monospace}code{background:#f3f3f3;padding:0 3px}\n";
+
+/* Inlines an SVG file: XML prolog and namespace URLs dropped (the HTML parser
+ * supplies the SVG namespace), ids prefixed so several graphs never clash. */
+static int inline_svg(FILE *out, const char *path, const char *prefix)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+	char chunk[65536];
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (len + n + 1 > cap) {
+			cap = (len + n + 1) * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		memcpy(buf + len, chunk, n);
+		len += n;
+	}
+	fclose(f);
+	if (!buf)
+		return -1;
+	buf[len] = 0;
+	char *p = strstr(buf, "<svg");
+	if (!p) {
+		free(buf);
+		return -1;
+	}
+	static const char *const drop[] = { " xmlns=\"http://www.w3.org/2000/svg\"",
+					     " xmlns:xlink=\"http://www.w3.org/1999/xlink\"",
+					     "\n xmlns=\"http://www.w3.org/2000/svg\"",
+					     "\n xmlns:xlink=\"http://www.w3.org/1999/xlink\"" };
+	static const char *const idpat[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
+	while (*p) {
+		int done = 0;
+		for (size_t i = 0; !done && i < ARRAY_SIZE(drop); i++)
+			if (!strncmp(p, drop[i], strlen(drop[i]))) {
+				p += strlen(drop[i]);
+				done = 1;
+			}
+		for (size_t i = 0; !done && i < ARRAY_SIZE(idpat); i++)
+			if (!strncmp(p, idpat[i], strlen(idpat[i])) && !isalnum((unsigned char)p[-1])) {
+				fputs(idpat[i], out);
+				fputs(prefix, out);
+				p += strlen(idpat[i]);
+				done = 1;
+			}
+		if (!done)
+			fputc(*p++, out);
+	}
+	free(buf);
+	return 0;
+}
+
+/* ---- compare tables --------------------------------------------------------- */
+
+struct metric {
+	const char *name, *unit, *what;
+	int better;             /* +1 higher is better, -1 lower is, 0 neither */
+};
+
+static const struct metric cmp_metrics[] = {
+	{ "write_bw", "MB/s", "write bandwidth (flusher's written counter)", 1 },
+	{ "nr_dirty_mean_mb", "MB", "mean dirty+writeback+unstable", 0 },
+	{ "time_over_limit_s", "s", "time above the dirty limit", -1 },
+	{ "pause_ms_p99", "ms", "99th percentile of balance_dirty_pages pauses", -1 },
+	{ "pause_ms_max", "ms", "longest pause", -1 },
+	{ "fairness_jain", "", "Jain's fairness index of per-task bandwidth", 1 },
+};
+
+/* Green for a change in the metric's good direction, red for the bad one. */
+static const char *change_class(double pct, int better)
+{
+	double good = pct * better;
+	return good > 0 ? "good" : good < 0 ? "bad" : "";
+}
+
+static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row, int c)
+{
+	const struct cmp_cell *cell = &row->cells[c];
+	if (!cell->runs) {
+		fputs("<td class=\"num note\">missing</td>", f);
+		if (c)
+			fputs("<td></td>", f);
+		return;
+	}
+	fprintf(f, "<td class=\"num\">%.2f", cell->mean);
+	if (cell->runs > 1)
+		fprintf(f, " <small>(%d runs, &plusmn;%.1f%%)</small>", cell->runs,
+			cell->mean ? 100.0 * cell->stddev / cell->mean : 0.0);
+	fputs("</td>", f);
+	if (!c)
+		return;
+	double pct;
+	if (row->cells[0].runs && cmp_change(row->cells[0].mean, cell->mean, &pct))
+		fprintf(f, "<td class=\"num %s\">%+.1f%%</td>", change_class(pct, m->better), pct);
+	else
+		fputs("<td></td>", f);
+}
+
+static void sum_row(FILE *f, const struct cmp_table *t, const struct metric *m, const char *name,
+		    const double *v)
+{
+	fputs("<tr class=\"total\"><td>", f);
+	ESC(f, name);
+	fputs("</td>", f);
+	for (int c = 0; c < t->ncols; c++) {
+		fprintf(f, "<td class=\"num\">%.2f</td>", v[c]);
+		double pct;
+		if (c && cmp_change(v[0], v[c], &pct))
+			fprintf(f, "<td class=\"num %s\">%+.1f%%</td>", change_class(pct, m->better), pct);
+		else if (c)
+			fputs("<td></td>", f);
+	}
+	fputs("</tr>\n", f);
+}
+
+static void table_html(FILE *f, const struct cmp_table *t, const struct metric *m)
+{
+	fprintf(f, "<h3 id=\"cmp-%s\">%s", m->name, m->name);
+	if (m->unit[0])
+		fprintf(f, " (%s)", m->unit);
+	fprintf(f, "</h3>\n<p class=\"note\">%s; columns by %s, first is the baseline</p>\n"
+		   "<table class=\"cmp\"><tr><th>case</th>", m->what, t->field);
+	for (int c = 0; c < t->ncols; c++) {
+		fputs(c ? "<th colspan=\"2\">" : "<th>", f);
+		ESC(f, t->cols[c]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (int r = 0; r < t->nrows; r++) {
+		fputs("<tr><td>", f);
+		ESC(f, t->rows[r].key);
+		fputs("</td>", f);
+		for (int c = 0; c < t->ncols; c++)
+			cell_html(f, m, &t->rows[r], c);
+		fputs("</tr>\n", f);
+	}
+	char name[160];
+	snprintf(name, sizeof(name), "TOTAL %s", m->name);
+	sum_row(f, t, m, name, t->total);
+	if (t->ngeomean > 0) {
+		snprintf(name, sizeof(name), "GEOMEAN %s (%d rows)", m->name, t->ngeomean);
+		sum_row(f, t, m, name, t->geomean);
+	}
+	fputs("</table>\n", f);
+}
+
+/* The mailing-list text of the table, as `wblab compare` prints it. */
+static void table_text(FILE *f, const struct cmp_table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	cmp_write(t, CMP_TEXT, m);
+	fclose(m);
+	fputs("<details><summary>as text (wblab compare)</summary><pre>", f);
+	ESC(f, buf);
+	fputs("</pre></details>\n", f);
+	free(buf);
+}
+
+static int write_compare(FILE *f, struct report *rp, const char *const *dirs, int ndirs, char *err,
+			 size_t errlen)
+{
+	fprintf(f, "<section id=\"compare\"><h2>Comparison by %s</h2>\n", rp->field);
+	for (size_t i = 0; i < ARRAY_SIZE(cmp_metrics); i++) {
+		struct cmp_options co = { .field = rp->field, .metric = cmp_metrics[i].name,
+					  .geomean = 1 };
+		struct cmp_table *t;
+		char e2[2048];
+		int st = cmp_build(&co, dirs, ndirs, &t, e2, sizeof(e2));
+		if (st == CMP_EINPUT) {
+			snprintf(err, errlen, "%s", e2);
+			return -1;
+		}
+		if (st == CMP_EEMPTY && i == 0) {
+			fputs("<p class=\"note\">No case is present in two columns: nothing to compare (",
+			      f);
+			ESC(f, e2);
+			fputs(").</p>\n", f);
+			break;
+		}
+		if (st != CMP_OK)
+			continue;
+		table_html(f, t, &cmp_metrics[i]);
+		if (i == 0)
+			table_text(f, t);
+		for (int k = 0; k < t->nnotes; k++) {
+			fputs("<p class=\"note\">", f);
+			ESC(f, t->notes[k]);
+			fputs("</p>\n", f);
+		}
+		rp->sum->ntables++;
+		cmp_free(t);
+	}
+	fputs("</section>\n", f);
+	return 0;
+}
+
+/* ---- environment diff -------------------------------------------------------- */
+
+static const char *env_value(const struct result *r, const char *k)
+{
+	if (!strncmp(k, "env: ", 5))
+		return kv_get(&r->env, k + 5);
+	return kv_get(&r->params, k);
+}
+
+/* Keys of params and env in any of the group's results, in first-seen order. */
+static int group_keys(const struct report *rp, const int *idx, int n, char ***keys)
+{
+	int nk = 0;
+	*keys = NULL;
+	for (int i = 0; i < n; i++) {
+		const struct result *r = &rp->r[idx[i]];
+		for (int pass = 0; pass < 2; pass++) {
+			const struct kvlist *l = pass ? &r->env : &r->params;
+			for (int j = 0; j < l->n; j++) {
+				char k[512];
+				snprintf(k, sizeof(k), "%s%s", pass ? "env: " : "", l->a[j].k);
+				int dup = 0;
+				for (int q = 0; q < nk && !dup; q++)
+					dup = !strcmp((*keys)[q], k);
+				if (dup)
+					continue;
+				char **nkeys = realloc(*keys, (size_t)(nk + 1) * sizeof(**keys));
+				if (!nkeys)
+					return nk;
+				*keys = nkeys;
+				(*keys)[nk++] = strdup(k);
+			}
+		}
+	}
+	return nk;
+}
+
+static int differs(const struct report *rp, const int *idx, int n, const char *k)
+{
+	const char *v0 = env_value(&rp->r[idx[0]], k);
+	for (int i = 1; i < n; i++) {
+		const char *v = env_value(&rp->r[idx[i]], k);
+		if ((!v0) != (!v) || (v0 && strcmp(v0, v)))
+			return 1;
+	}
+	return 0;
+}
+
+static void diff_table(FILE *f, const struct report *rp, const int *idx, int n)
+{
+	char **keys;
+	int nk = group_keys(rp, idx, n, &keys), shown = 0;
+	fputs("<h3>", f);
+	ESC(f, rp->r[idx[0]].key);
+	fputs("</h3>\n", f);
+	for (int k = 0; k < nk; k++) {
+		if (!differs(rp, idx, n, keys[k]))
+			continue;
+		if (!shown++) {
+			fprintf(f, "<table class=\"envdiff\"><tr><th>%s</th>", "parameter");
+			for (int i = 0; i < n; i++) {
+				fputs("<th>", f);
+				ESC(f, rp->r[idx[i]].col);
+				fputs("<br><small>", f);
+				ESC(f, base_of(rp->r[idx[i]].path));
+				fputs("</small></th>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("<tr><td>", f);
+		ESC(f, keys[k]);
+		fputs("</td>", f);
+		for (int i = 0; i < n; i++) {
+			const char *v = env_value(&rp->r[idx[i]], keys[k]);
+			fputs(v ? "<td>" : "<td class=\"note\">", f);
+			ESC(f, v ? v : "absent");
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs(shown ? "</table>\n" : "<p class=\"note\">no parameter or sysctl differs</p>\n", f);
+	for (int k = 0; k < nk; k++)
+		free(keys[k]);
+	free(keys);
+}
+
+/* One table per case present in two or more columns. */
+static void write_envdiff(FILE *f, const struct report *rp)
+{
+	fprintf(f, "<section id=\"envdiff\"><h2>Environment differences between %s columns</h2>\n"
+		   "<p class=\"note\">params, and for real runs the sysctls and machine facts in "
+		   "<code>env</code>, whose values differ within a case</p>\n", rp->field);
+	int *done = calloc((size_t)rp->n, sizeof(int)), *idx = calloc((size_t)rp->n, sizeof(int)),
+	    groups = 0;
+	for (int i = 0; done && idx && i < rp->n; i++) {
+		if (done[i])
+			continue;
+		int n = 0, cols = 0;
+		for (int j = i; j < rp->n; j++)
+			if (!done[j] && !strcmp(rp->r[j].key, rp->r[i].key)) {
+				done[j] = 1;
+				cols += n == 0 || strcmp(rp->r[j].col, rp->r[idx[0]].col) != 0;
+				idx[n++] = j;
+			}
+		if (n < 2 || cols < 2)
+			continue;
+		diff_table(f, rp, idx, n);
+		groups++;
+	}
+	if (!groups)
+		fputs("<p class=\"note\">no case appears in two columns</p>\n", f);
+	fputs("</section>\n", f);
+	free(done);
+	free(idx);
+}
+
+/* ---- per result -------------------------------------------------------------- */
+
+static const struct metric key_stats[] = {
+	{ "write_bw", "MB/s", "" }, { "duration_s", "s", "" }, { "dirtied_mb", "MB", "" },
+	{ "written_mb", "MB", "" }, { "nr_dirty_mean_mb", "MB", "" }, { "nr_dirty_max_mb", "MB", "" },
+	{ "time_over_limit_s", "s", "" }, { "pause_count", "", "" }, { "pause_ms_p50", "ms", "" },
+	{ "pause_ms_p90", "ms", "" }, { "pause_ms_p99", "ms", "" }, { "pause_ms_max", "ms", "" },
+	{ "task_ratelimit_mean_kbps", "KB/s", "" }, { "dirty_ratelimit_mean_kbps", "KB/s", "" },
+	{ "tasks", "", "" }, { "task_bw_min", "MB/s", "" }, { "task_bw_max", "MB/s", "" },
+	{ "fairness_jain", "", "" },
+};
+
+static void kv_table(FILE *f, const struct kvlist *l, const char *cls)
+{
+	fprintf(f, "<table class=\"%s\">\n", cls);
+	for (int i = 0; i < l->n; i++) {
+		fputs("<tr><td>", f);
+		ESC(f, l->a[i].k);
+		fputs("</td><td>", f);
+		ESC(f, l->a[i].v);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void key_stats_table(FILE *f, const struct result *r)
+{
+	fputs("<table class=\"stats\"><tr><th>metric</th><th>value</th><th>unit</th></tr>\n", f);
+	for (size_t i = 0; i < ARRAY_SIZE(key_stats); i++) {
+		const char *v = kv_get(&r->stats, key_stats[i].name);
+		if (!v)
+			continue;
+		fprintf(f, "<tr><td>%s</td><td class=\"num\">", key_stats[i].name);
+		ESC(f, v);
+		fprintf(f, "</td><td>%s</td></tr>\n", key_stats[i].unit);
+	}
+	fputs("</table>\n", f);
+}
+
+static void graphs_html(FILE *f, struct report *rp, const struct result *r, int ri)
+{
+	const struct plot_summary *s = &r->plots;
+	for (int i = 0; i < s->nmade; i++) {
+		const char *g = plot_graph_name(s->made[i]);
+		char path[4400], prefix[48];
+		snprintf(path, sizeof(path), "%s/%s.svg", s->outdir, g);
+		snprintf(prefix, sizeof(prefix), "r%d-g%d-", ri, i);
+		fprintf(f, "<figure class=\"graph\" data-graph=\"%s\"><figcaption>%s</figcaption>\n", g, g);
+		if (inline_svg(f, path, prefix) == 0)
+			rp->sum->ngraphs++;
+		else
+			fprintf(f, "<p class=\"note\">%s.svg is missing; run wblab plot again</p>", g);
+		fputs("</figure>\n", f);
+	}
+	for (int i = 0; i < s->nskipped; i++) {
+		fputs("<p class=\"note skipped\">skipped ", f);
+		ESC(f, s->skipped[i]);
+		fputs("</p>\n", f);
+	}
+}
+
+static void result_html(FILE *f, struct report *rp, const struct result *r, int ri)
+{
+	fprintf(f, "<section class=\"result\" id=\"r%d\"><h2>", ri);
+	ESC(f, r->label);
+	fputs("</h2>\n<p>", f);
+	static const char *const facts[] = { "source", "kernel", "fs", "job", "thresh", "bg", "run" };
+	for (size_t i = 0; i < ARRAY_SIZE(facts); i++) {
+		const char *v = kv_get(&r->meta, facts[i]);
+		if (v) {
+			fprintf(f, "%s <b>", facts[i]);
+			ESC(f, v);
+			fputs("</b> &nbsp; ", f);
+		}
+	}
+	fputs("<br>directory <code>", f);
+	ESC(f, r->path);
+	fputs("</code></p>\n<h3>Key stats</h3>\n", f);
+	if (r->stats.n)
+		key_stats_table(f, r);
+	else
+		fputs("<p class=\"note\">no stats file</p>\n", f);
+	if (r->have_plots) {
+		fputs("<h3>Graphs</h3>\n", f);
+		graphs_html(f, rp, r, ri);
+	}
+	fputs("<h3>Parameters</h3>\n", f);
+	if (r->params.n) {
+		fputs("<div class=\"kvgrid\">", f);
+		kv_table(f, &r->params, "params");
+		fputs("</div>\n", f);
+	} else {
+		fputs("<p class=\"note\">no params file</p>\n", f);
+	}
+	if (r->env.n) {
+		fputs("<h3>Environment</h3>\n<div class=\"kvgrid\">", f);
+		kv_table(f, &r->env, "env");
+		fputs("</div>\n", f);
+	}
+	if (r->cmdline) {
+		fputs("<p>command: <code>wblab ", f);
+		ESC(f, r->cmdline);
+		fputs("</code></p>\n", f);
+	}
+	fputs("<details><summary>all stats</summary>\n", f);
+	kv_table(f, &r->stats, "allstats");
+	fputs("</details></section>\n", f);
+}
+
+/* ---- the page ----------------------------------------------------------------- */
+
+static void page_head(FILE *f, const struct report *rp, const char *const *dirs, int ndirs)
+{
+	const char *title = rp->o->title ? rp->o->title : "wblab report";
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
+	ESC(f, title);
+	fprintf(f, "</title>\n<style>\n%s</style></head>\n<body>\n<h1>", css);
+	ESC(f, title);
+	fprintf(f, "</h1>\n<p class=\"note\">%d result%s from", rp->n, rp->n == 1 ? "" : "s");
+	for (int i = 0; i < ndirs; i++) {
+		fputs(" <code>", f);
+		ESC(f, dirs[i]);
+		fputs("</code>", f);
+	}
+	fprintf(f, "; columns by %s; written by wblab %s (see docs/plot-report.md)</p>\n<nav><ul>\n"
+		   "<li><a href=\"#compare\">comparison</a></li>\n"
+		   "<li><a href=\"#envdiff\">environment differences</a></li>\n",
+		rp->field, WBLAB_VERSION);
+	for (int i = 0; i < rp->n; i++) {
+		fprintf(f, "<li><a href=\"#r%d\">", i);
+		ESC(f, rp->r[i].label);
+		fputs("</a></li>\n", f);
+	}
+	fputs("</ul></nav>\n", f);
+}
+
+static int write_page(FILE *f, struct report *rp, const char *const *dirs, int ndirs, char *err,
+		      size_t errlen)
+{
+	page_head(f, rp, dirs, ndirs);
+	if (write_compare(f, rp, dirs, ndirs, err, errlen))
+		return -1;
+	write_envdiff(f, rp);
+	for (int i = 0; i < rp->n; i++)
+		result_html(f, rp, &rp->r[i], i);
+	fputs("</body></html>\n", f);
+	return 0;
+}
+
+static int write_file(struct report *rp, const char *const *dirs, int ndirs, char *err,
+		      size_t errlen)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", rp->o->out, (int)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", rp->o->out, strerror(errno));
+		return -1;
+	}
+	int rc = write_page(f, rp, dirs, ndirs, err, errlen);
+	int bad = ferror(f);
+	if (fclose(f) || bad) {
+		if (!rc)
+			snprintf(err, errlen, "%s: write error", rp->o->out);
+		rc = -1;
+	}
+	if (!rc && rename(tmp, rp->o->out)) {
+		snprintf(err, errlen, "%s: %s", rp->o->out, strerror(errno));
+		rc = -1;
+	}
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int report_write(const char *const *dirs, int ndirs, const struct report_opts *o,
+		 struct report_summary *sum, char *err, size_t errlen)
+{
+	struct report rp = { .o = o, .field = o->field ? o->field : "kernel", .sum = sum };
+	memset(sum, 0, sizeof(*sum));
+	int rc = find_results(&rp, dirs, ndirs, err, errlen);
+	for (int i = 0; !rc && i < rp.n; i++)
+		rc = load_result(&rp, &rp.r[i], err, errlen);
+	for (int i = 0; !rc && !o->no_graphs && i < rp.n; i++)
+		rc = ensure_plots(&rp, &rp.r[i], err, errlen);
+	if (!rc)
+		rc = write_file(&rp, dirs, ndirs, err, errlen);
+	sum->nresults = rp.n;
+	for (int i = 0; i < rp.n; i++)
+		free_result(&rp.r[i]);
+	free(rp.r);
+	return rc;
+}

@@ -1,0 +1,263 @@
+/* plot.c: display decimation and series extraction from hand-made traces.
+ *
+ * tests/data/plot/small-6x.trace (t0 = 100 s, 1 MB = 256 pages):
+ *   global_dirty_state dirty 256 512 1024 -> 1 2 4 MB; no unstable, so the sum is
+ *   "dirty+writeback": 1 3 6 MB; dirtied 10000 10512 12560 -> 0 2 10 MB since the
+ *   first event, written 5000 5256 7560 -> 0 1 10 MB.
+ *   balance_dirty_pages of dd-501 (the first non-flusher pid): dirtied 32 (period
+ *   0: nr_dirtied not reset) 64 (period 0) 128 (period 4: reset) 32 -> cumulative
+ *   32 64 128 160 pages, 0.625 MB (a plain sum would say 256); dd-502: 256 pages =
+ *   1 MB; the kworker's event is a flusher's and counts for no task.
+ *   bdi_dirty_ratelimit in KB/s: write_bw 102400 -> 100 MB/s, balanced 20480 -> 20.
+ * tests/data/plot/small-nfs.trace: 3.1 layout, unstable present, no
+ *   balance_dirty_pages; nfs_commit_unstable_pages ret=0 is left out, ret=512 ->
+ *   2 MB sent, write_chunk 1024 -> 4 MB; nfs_commit_release len=256 -> 1 MB. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "analysis/plot.h"
+#include "util/util.h"
+
+#ifndef DATA
+#define DATA "tests/data/plot/"
+#endif
+
+struct pts {
+	int n;
+	int64_t t[64];
+	double v[64];
+	double vmin, vmax;
+	int64_t last_t;
+	int ordered;
+	size_t total;
+};
+
+static int collect(void *arg, int64_t t, double v)
+{
+	struct pts *p = arg;
+	if (p->total == 0) {
+		p->vmin = p->vmax = v;
+		p->ordered = 1;
+	} else if (t < p->last_t) {
+		p->ordered = 0;
+	}
+	if (v < p->vmin)
+		p->vmin = v;
+	if (v > p->vmax)
+		p->vmax = v;
+	p->last_t = t;
+	if (p->n < 64) {
+		p->t[p->n] = t;
+		p->v[p->n] = v;
+		p->n++;
+	}
+	p->total++;
+	return 0;
+}
+
+static struct pts points(const struct plot_series *s)
+{
+	struct pts p;
+	memset(&p, 0, sizeof(p));
+	assert_non_null(s);
+	plot_series_each(s, collect, &p);
+	return p;
+}
+
+/* A million points with one spike and one dip: both survive, output is capped. */
+static void decimation_keeps_min_max(void **state)
+{
+	(void)state;
+	struct plot_series s;
+	plot_series_init(&s, 200);
+	for (int64_t i = 0; i < 1000000; i++) {
+		double v = (double)(i % 100);
+		if (i == 777777)
+			v = 5000;
+		if (i == 123457)
+			v = -42;
+		assert_int_equal(plot_series_add(&s, i * 10, v), 0);
+	}
+	struct pts p = points(&s);
+	assert_true(p.total <= 200);
+	assert_true(p.total >= 100);
+	assert_true(p.ordered);
+	assert_true(p.vmax == 5000);
+	assert_true(p.vmin == -42);
+	assert_int_equal(s.fed, 1000000);
+	plot_series_free(&s);
+}
+
+/* Below the cap nothing is lost: every point comes back, in order. */
+static void decimation_short_series_exact(void **state)
+{
+	(void)state;
+	struct plot_series s;
+	plot_series_init(&s, 0);
+	for (int i = 0; i < 10; i++)
+		plot_series_add(&s, 1000000 + (int64_t)i * 250000, i * 1.5);
+	struct pts p = points(&s);
+	assert_int_equal(p.n, 10);
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(p.t[i], 1000000 + (int64_t)i * 250000);
+		assert_true(p.v[i] == i * 1.5);
+	}
+	plot_series_free(&s);
+}
+
+/* Timestamps going backwards (per-CPU buffers) land in the first bucket. */
+static void decimation_out_of_order(void **state)
+{
+	(void)state;
+	struct plot_series s;
+	plot_series_init(&s, 8);
+	plot_series_add(&s, 1000, 1);
+	plot_series_add(&s, 500, 7);
+	plot_series_add(&s, 100000, 2);
+	for (int i = 0; i < 100; i++)
+		plot_series_add(&s, 100000 + i * 1000, 3);
+	struct pts p = points(&s);
+	assert_true(p.total <= 8);
+	assert_true(p.vmax == 7);
+	plot_series_free(&s);
+}
+
+static struct plot_run *load(const char *name)
+{
+	char err[512];
+	struct plot_run *r = plot_run_new("test", 0);
+	assert_non_null(r);
+	if (plot_run_load(r, name, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	return r;
+}
+
+static void assert_series(const struct plot_run *r, enum plot_graph g, const char *title, int n,
+			  const double *mb)
+{
+	struct pts p = points(plot_run_series(r, g, title));
+	assert_int_equal(p.n, n);
+	for (int i = 0; i < n; i++)
+		if (p.v[i] < mb[i] - 1e-9 || p.v[i] > mb[i] + 1e-9)
+			fail_msg("%s[%d] = %g, want %g", title, i, p.v[i], mb[i]);
+}
+
+static void extract_6x(void **state)
+{
+	(void)state;
+	struct plot_run *r = load(DATA "small-6x.trace");
+	assert_int_equal(plot_run_t0(r), 100000000);
+	assert_series(r, PG_GLOBAL_DIRTY_STATE, "dirty", 3, (double[]){ 1, 2, 4 });
+	assert_series(r, PG_GLOBAL_DIRTY_STATE, "dirty+writeback+unstable", 3, (double[]){ 1, 3, 6 });
+	assert_series(r, PG_GLOBAL_DIRTY_STATE, "limit", 3, (double[]){ 10, 10, 2600.0 / 256 });
+	assert_null(plot_run_series(r, PG_GLOBAL_DIRTY_STATE, "unstable"));
+	assert_series(r, PG_GLOBAL_DIRTIED_WRITTEN, "dirtied", 3, (double[]){ 0, 2, 10 });
+	assert_series(r, PG_GLOBAL_DIRTIED_WRITTEN, "written", 3, (double[]){ 0, 1, 10 });
+	assert_int_equal(plot_run_bdp_pid(r), 501);
+	assert_series(r, PG_BDP_TASK_BW, "dd-501", 4,
+		      (double[]){ 32 / 256.0, 64 / 256.0, 128 / 256.0, 160 / 256.0 });
+	assert_series(r, PG_BDP_TASK_BW, "dd-502", 1, (double[]){ 1 });
+	assert_null(plot_run_series(r, PG_BDP_TASK_BW, "kworker/u8:1-40"));
+	assert_series(r, PG_BDP_PAUSE, "pause", 4, (double[]){ 0, 0, 4, 8 });
+	assert_series(r, PG_BDP_PAUSE, "dirtied", 4, (double[]){ 32, 64, 128, 32 });
+	assert_series(r, PG_BDP_PAGES, "bdi dirty", 4,
+		      (double[]){ 760 / 256.0, 790 / 256.0, 820 / 256.0, 830 / 256.0 });
+	assert_series(r, PG_BDP_PAGES, "balanced ratelimit", 1, (double[]){ 20 });
+	assert_series(r, PG_BDP_BANDWIDTH, "write bandwidth", 1, (double[]){ 100 });
+	assert_series(r, PG_BDP_BANDWIDTH, "task ratelimit", 1, (double[]){ 90 });
+	for (int g = 0; g < PG_NFS_COMMIT; g++)
+		assert_true(plot_run_has(r, (enum plot_graph)g));
+	assert_false(plot_run_has(r, PG_NFS_COMMIT));
+	plot_run_free(r);
+}
+
+static void extract_nfs_no_bdp(void **state)
+{
+	(void)state;
+	struct plot_run *r = load(DATA "small-nfs.trace");
+	assert_true(plot_run_has(r, PG_GLOBAL_DIRTY_STATE));
+	assert_true(plot_run_has(r, PG_NFS_COMMIT));
+	assert_false(plot_run_has(r, PG_BDP_PAGES));
+	assert_false(plot_run_has(r, PG_BDP_BANDWIDTH));
+	assert_false(plot_run_has(r, PG_BDP_TASK_BW));
+	assert_string_equal(plot_run_missing(r, PG_BDP_PAGES), "no balance_dirty_pages events");
+	assert_series(r, PG_GLOBAL_DIRTY_STATE, "dirty+writeback+unstable", 2,
+		      (double[]){ 450 / 256.0, 300 / 256.0 });
+	assert_series(r, PG_NFS_COMMIT, "send commit", 1, (double[]){ 2 });
+	assert_series(r, PG_NFS_COMMIT, "write chunk", 1, (double[]){ 4 });
+	assert_series(r, PG_NFS_COMMIT, "release commit", 1, (double[]){ 1 });
+	plot_run_free(r);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* .dat blocks and the .gp script, for one run and overlaid. */
+static void write_graph_files(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_plot.XXXXXX", err[512], p[256];
+	assert_non_null(mkdtemp(dir));
+	struct plot_run *runs[2] = { load(DATA "small-6x.trace"), load(DATA "small-nfs.trace") };
+	assert_int_equal(plot_write_graph(runs, 1, PG_BDP_PAGES, "t", dir, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/balance_dirty_pages-pages.gp", dir);
+	const char *gp = slurp(p);
+	assert_non_null(strstr(gp, "set logscale y2 2"));
+	assert_non_null(strstr(gp, "'balance_dirty_pages-pages.png'"));
+	assert_non_null(strstr(gp, "'balance_dirty_pages-pages.svg'"));
+	assert_non_null(strstr(gp, "pid 501"));
+	assert_non_null(strstr(gp, "index 0 using 1:2"));
+	snprintf(p, sizeof(p), "%s/balance_dirty_pages-pages.dat", dir);
+	const char *dat = slurp(p);
+	assert_non_null(strstr(dat, "# index 0: limit"));
+	assert_non_null(strstr(dat, "\n0.600000 10\n"));   /* seconds from t0, MB */
+
+	/* Overlay: second run dashed, keys name both runs. */
+	assert_int_equal(plot_write_graph(runs, 2, PG_GLOBAL_DIRTY_STATE, "t", dir, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/global_dirty_state.gp", dir);
+	gp = slurp(p);
+	assert_non_null(strstr(gp, "dt 2"));
+	assert_non_null(strstr(gp, "'unstable (test)'"));
+	/* A graph neither run can draw is refused. */
+	assert_int_equal(plot_write_graph(runs + 1, 1, PG_BDP_PAUSE, "t", dir, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no balance_dirty_pages events"));
+	plot_run_free(runs[0]);
+	plot_run_free(runs[1]);
+	remove_tree(dir);
+}
+
+static void graph_names(void **state)
+{
+	(void)state;
+	assert_string_equal(plot_graph_name(PG_BDP_TASK_BW), "balance_dirty_pages-task-bw");
+	assert_int_equal(plot_graph_lookup("nfs-commit"), PG_NFS_COMMIT);
+	assert_int_equal(plot_graph_lookup("nope"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(decimation_keeps_min_max),
+		cmocka_unit_test(decimation_short_series_exact),
+		cmocka_unit_test(decimation_out_of_order),
+		cmocka_unit_test(extract_6x),
+		cmocka_unit_test(extract_nfs_no_bdp),
+		cmocka_unit_test(write_graph_files),
+		cmocka_unit_test(graph_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
