@@ -114,6 +114,9 @@ void blkdev_writepages(struct sim *s, struct sthread *th, struct inode *inode,
 			k = inode->nr_dirty;
 		if ((int64_t)k > wbc->nr_to_write)
 			k = (uint64_t)wbc->nr_to_write;
+		cpu_run(s, th, (ktime_t)((double)k * s->p.writeback_page_ns));
+		if (k > inode->nr_dirty)
+			k = inode->nr_dirty;        /* nothing else takes dirty pages, but be safe */
 		set_page_writeback(s, th->cpu, inode, k);
 		wbc->nr_to_write -= (int64_t)k;
 		inode->bdi->io_count[dirtier]++;

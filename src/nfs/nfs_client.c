@@ -74,6 +74,8 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	m->stable_writes += stable;
 	for (uint64_t left = n; left;) {
 		uint64_t k = left < m->wsize_pages ? left : m->wsize_pages;
+		/* building the requests takes CPU; the dd waits on FLUSHING meanwhile */
+		cpu_run(s, th, (ktime_t)((double)k * s->p.writeback_page_ns));
 		set_page_writeback(s, th->cpu, inode, k);
 		writeback_inc(m, k);
 		struct nfs_rpc *r = rpc_alloc(m);
