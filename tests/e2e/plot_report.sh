@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# End-to-end checks of `wblab plot` and `wblab report`: graph files are valid
+# PNG/SVG, skipped graphs are reported, --overlay, errors, a long trace plots
+# quickly, and the HTML report renders in headless Chromium with what a reader
+# should see.  Prints one "ok - ..." / "not ok - ..." line per check.
+set -u
+W=${WBLAB:?set WBLAB to the wblab binary}
+cd "$(dirname "$0")/../.."
+T=$(mktemp -d /tmp/wblab-plot-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n+1)); echo "ok $n - $1"; }
+nok() { n=$((n+1)); echo "not ok $n - $1"; }
+skip() { n=$((n+1)); echo "ok $n - $1 # SKIP $2"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+# PNG: 8-byte signature, then the IHDR chunk with big-endian width and height.
+png_ok() {
+  [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || return 1
+  [ "$(dd if="$1" bs=1 skip=12 count=4 2>/dev/null)" = "IHDR" ] || return 1
+  local w h
+  w=$(dd if="$1" bs=1 skip=16 count=4 2>/dev/null | od -An -tu1 | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+  h=$(dd if="$1" bs=1 skip=20 count=4 2>/dev/null | od -An -tu1 | awk '{print $1*16777216+$2*65536+$3*256+$4}')
+  [ "$w" = 1280 ] && [ "$h" = 800 ]
+}
+# SVG: well-formed XML whose root element is <svg>.
+svg_ok() {
+  if command -v xmllint >/dev/null; then
+    xmllint --noout "$1" 2>/dev/null && [ "$(xmllint --xpath 'local-name(/*)' "$1" 2>/dev/null)" = svg ]
+  else
+    grep -q '<svg' "$1" && grep -q '</svg>' "$1"
+  fi
+}
+# Largest number of points in one index block of a .dat file.
+max_block() { awk '/^#/ {next} NF==0 {if (c>m) m=c; c=0; next} {c++} END {if (c>m) m=c; print m+0}' "$1"; }
+
+C=ext4-10dd-4k-8p-4096M-100M:10
+"$W" sim -t 20 -o "$T/a" "$C" >/dev/null 2>&1
+D31="$T/a/thresh=100M/$C-3.1-vanilla"; D32="$T/a/thresh=100M/$C-3.2-ioless"
+check "sim results to plot" '[ -s "$D31/trace" ] && [ -s "$D32/trace" ]'
+
+ALL="global_dirty_state global_dirtied_written balance_dirty_pages-pages balance_dirty_pages-bandwidth balance_dirty_pages-pause balance_dirty_pages-task-bw"
+"$W" plot "$D32" >"$T/out32" 2>"$T/err32"; rc=$?
+check "plot 3.2 exits 0, quiet on stderr" '[ $rc -eq 0 ] && [ ! -s "$T/err32" ]'
+check "plot 3.2 reports 6 graphs in DIR/plots" 'grep -q "6 graphs in $D32/plots" "$T/out32"'
+for g in $ALL; do
+  check "3.2 $g.png is a 1280x800 PNG" 'png_ok "$D32/plots/$g.png"'
+  check "3.2 $g.svg is XML with an <svg> root" 'svg_ok "$D32/plots/$g.svg"'
+  check "3.2 $g.dat and $g.gp kept beside the images" '[ -s "$D32/plots/$g.dat" ] && grep -q "^plot" "$D32/plots/$g.gp"'
+done
+command -v file >/dev/null && check "file(1) agrees on PNG and SVG" 'file "$D32/plots/global_dirty_state.png" | grep -q "PNG image data, 1280 x 800" && file "$D32/plots/global_dirty_state.svg" | grep -qi "SVG"'
+check "nfs-commit skipped with a note on 3.2" 'grep -qx "  skipped nfs-commit: no nfs_commit_unstable_pages/nfs_commit_release events" "$T/out32" && [ ! -e "$D32/plots/nfs-commit.png" ]'
+check "pages graph names the task followed" 'grep -q "pid 30" "$D32/plots/balance_dirty_pages-pages.gp"'
+check "task-bw graph has one line per dd (10)" '[ "$(grep -c "^# index" "$D32/plots/balance_dirty_pages-task-bw.dat")" -eq 10 ]'
+( cd "$D32/plots" && rm -f global_dirty_state.png && gnuplot global_dirty_state.gp >/dev/null 2>&1 )
+check "a kept .gp redraws its graph when run by hand" 'png_ok "$D32/plots/global_dirty_state.png"'
+
+"$W" plot "$D31" >"$T/out31" 2>&1; rc=$?
+check "plot 3.1 exits 0" '[ $rc -eq 0 ]'
+check "3.1: 2 graphs, 5 skipped, each on one line" 'grep -q ": 2 graphs in" "$T/out31" && [ "$(grep -c "^  skipped " "$T/out31")" -eq 5 ]'
+check "3.1: balance_dirty_pages graphs skipped for lack of events" 'grep -qx "  skipped balance_dirty_pages-pages: no balance_dirty_pages events" "$T/out31" && [ ! -e "$D31/plots/balance_dirty_pages-pages.png" ]'
+check "3.1: index lists made and skipped graphs" 'grep -qx "made global_dirty_state" "$D31/plots/index" && grep -q "^skipped balance_dirty_pages-pause: " "$D31/plots/index"'
+check "3.1 global_dirty_state PNG and SVG valid" 'png_ok "$D31/plots/global_dirty_state.png" && svg_ok "$D31/plots/global_dirty_state.svg"'
+check "3.1 sum line keeps its unstable name" 'grep -q "dirty+writeback+unstable" "$D31/plots/global_dirty_state.gp"'
+
+# --overlay: both runs on one set of axes, keys by meta kernel.
+"$W" plot --overlay "$D31" "$D32" >"$T/outov" 2>&1; rc=$?
+OV="$D32/plots/overlay-3.1-vanilla"
+check "overlay exits 0 into DIR/plots/overlay-KERNEL2" '[ $rc -eq 0 ] && [ -d "$OV" ]'
+check "overlay graphs valid" 'png_ok "$OV/global_dirty_state.png" && svg_ok "$OV/global_dirty_state.svg"'
+check "overlay keys name both kernels" 'grep -q "(3.2-ioless)" "$OV/global_dirty_state.gp" && grep -q "(3.1-vanilla)" "$OV/global_dirty_state.gp"'
+check "overlay SVG shows both kernels" 'grep -q "dirty (3.1-vanilla)" "$OV/global_dirty_state.svg" && grep -q "dirty (3.2-ioless)" "$OV/global_dirty_state.svg"'
+check "overlay: second run dashed" 'grep -q "dt 2" "$OV/global_dirtied_written.gp"'
+check "overlay notes graphs only one run has" 'grep -q "note balance_dirty_pages-pages: drawn for one run only (3.1-vanilla: no balance_dirty_pages events)" "$T/outov"'
+"$W" plot -o "$T/ov2" --overlay "$D32" "$D31" >/dev/null 2>&1
+check "-o puts an overlay where asked" 'png_ok "$T/ov2/balance_dirty_pages-pause.png"'
+
+# Imported traces: a real 6.18 trace, and a hand-made NFS one.
+"$W" import tests/data/kernel-6.18-2dd-loop.trace -o "$T/imp" --case ext4-2dd-1M-2p-768M-24M:10 >/dev/null 2>&1
+D6=$(dirname "$(find "$T/imp" -name trace | head -1)")
+"$W" plot "$D6" >"$T/out6" 2>&1; rc=$?
+check "plot a real 6.18 trace (no unstable field)" '[ $rc -eq 0 ] && png_ok "$D6/plots/balance_dirty_pages-pages.png" && grep -q "dirty+writeback'"'"'" "$D6/plots/global_dirty_state.gp"'
+"$W" import tests/data/plot/small-nfs.trace -o "$T/nfs" --case nfs-1dd-4k-2p-1024M-10M:5 --kernel 3.1 >/dev/null 2>&1
+DN=$(dirname "$(find "$T/nfs" -name trace | head -1)")
+"$W" plot "$DN" >"$T/outn" 2>&1; rc=$?
+check "nfs-commit drawn where its events exist" '[ $rc -eq 0 ] && png_ok "$DN/plots/nfs-commit.png" && svg_ok "$DN/plots/nfs-commit.svg"'
+
+# Decimation: display only, capped per series.
+"$W" plot --max-points 500 -o "$T/dec" "$D31" >/dev/null 2>&1
+check "--max-points 500 caps every series" '[ "$(max_block "$T/dec/global_dirty_state.dat")" -le 500 ] && [ "$(max_block "$T/dec/global_dirty_state.dat")" -ge 200 ]'
+check "decimation keeps the peak" '[ "$(awk "!/^#/ && NF {if (\$2>m) m=\$2} END {print m}" "$T/dec/global_dirty_state.dat")" = "$(awk "!/^#/ && NF {if (\$2>m) m=\$2} END {print m}" "$D31/plots/global_dirty_state.dat")" ]'
+check "stats untouched by plotting" 'cmp -s "$D31/stats" <(cd "$T" && cat "$D31/stats")'
+
+# A long trace streams and plots in seconds.
+"$W" sim -t 240 -k 3.1-vanilla -o "$T/big" "$C" >/dev/null 2>&1
+DB="$T/big/thresh=100M/$C-3.1-vanilla"
+mb=$(( $(stat -c %s "$DB/trace") / 1048576 ))
+s0=$(date +%s.%N); "$W" plot "$DB" >"$T/outb" 2>&1; rc=$?; s1=$(date +%s.%N)
+secs=$(awk -v a="$s0" -v b="$s1" 'BEGIN {printf "%.2f", b - a}')
+echo "# plotting a $mb MB trace took $secs s"
+check "a $mb MB trace plots in under 15 s ($secs s)" '[ $rc -eq 0 ] && awk -v s="$secs" "BEGIN {exit !(s < 15)}"'
+check "long trace: series capped at 20000 points" '[ "$(max_block "$DB/plots/global_dirty_state.dat")" -le 20000 ]'
+rm -rf "$T/big"
+
+# Errors: one line naming the culprit, non-zero exit.
+"$W" plot "$T/nope" >/dev/null 2>"$T/e1"; rc=$?
+check "missing DIR: exit 1, one line naming it" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e1")" -eq 1 ] && grep -q "$T/nope" "$T/e1"'
+mkdir -p "$T/notrace"; cp "$D31/stats" "$D31/meta" "$D31/params" "$T/notrace/"
+"$W" plot "$T/notrace" >/dev/null 2>"$T/e2"; rc=$?
+check "DIR without trace: exit 1, one line naming it" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e2")" -eq 1 ] && grep -q "notrace: no readable trace" "$T/e2"'
+PATH=/nonexistent "$W" plot "$D32" >/dev/null 2>"$T/e3"; rc=$?
+check "gnuplot missing: exit 1, one line naming gnuplot" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e3")" -eq 1 ] && grep -q "gnuplot not found" "$T/e3"'
+PATH=/nonexistent "$W" plot --no-gnuplot -o "$T/nogp" "$D32" >/dev/null 2>&1; rc=$?
+check "--no-gnuplot writes data and scripts only" '[ $rc -eq 0 ] && [ -s "$T/nogp/global_dirty_state.gp" ] && [ ! -e "$T/nogp/global_dirty_state.png" ]'
+"$W" plot >/dev/null 2>&1; rc=$?
+check "no DIR: usage error (2)" '[ $rc -eq 2 ]'
+check "help plot describes every graph" '"$W" help plot | grep -q "balance_dirty_pages-task-bw" && "$W" help plot | grep -q -- "--overlay DIR2"'
+
+# Report.  Fake an `env` (as real runs write) to see the sysctl diff.
+printf 'vm.dirty_bytes = 104857600\nvm.dirty_background_bytes = 0\nkernel_release = 3.1.0\n' >"$D31/env"
+printf 'vm.dirty_bytes = 104857600\nvm.dirty_background_bytes = 10485760\nkernel_release = 3.2.0\n' >"$D32/env"
+rm -rf "$D31/plots"
+H="$T/report.html"
+"$W" report "$T/a" -o "$H" >"$T/outr" 2>"$T/errr"; rc=$?
+check "report exits 0, quiet on stderr" '[ $rc -eq 0 ] && [ ! -s "$T/errr" ]'
+check "report plotted the result whose plots were missing" 'grep -q "(1 result plotted now)" "$T/outr" && [ -s "$D31/plots/index" ]'
+check "report is one file with no external URLs" '[ -s "$H" ] && ! grep -qiE "(src|href)=.https?:|url\(.?https?:|@import" "$H" && ! grep -q "http://\|https://" "$H"'
+check "report has no <img>, <script> or <link>" '! grep -qiE "<(img|script|link)[ >]" "$H"'
+check "report starts as HTML5 and ends closed" 'head -1 "$H" | grep -qx "<!DOCTYPE html>" && tail -1 "$H" | grep -qx "</body></html>"'
+
+CHR=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHR" ]; then
+  skip "report renders in headless Chromium" "chromium not installed"
+else
+  chrome() {
+    timeout 120 "$CHR" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+      --disable-background-networking --disable-component-update --disable-sync \
+      --user-data-dir="$(mktemp -d "$T/chr.XXXXXX")" "$@" 2>/dev/null
+  }
+  chrome --dump-dom "file://$H" >"$T/dom.html"
+  check "Chromium dumps the rendered DOM" '[ -s "$T/dom.html" ] && grep -q "</html>" "$T/dom.html"'
+  K="thresh=100M/$C-X"
+  check "DOM: compare table row for the case, masked" 'grep -q "<td>$K</td><td class=\"num\">" "$T/dom.html"'
+  check "DOM: TOTAL write_bw row with both kernels" 'grep -q "TOTAL write_bw" "$T/dom.html" && grep -q "<th>3.1-vanilla</th><th colspan=\"2\">3.2-ioless</th>" "$T/dom.html"'
+  bw31=$(awk '/^write_bw /{printf "%.2f", $2}' "$D31/stats"); bw32=$(awk '/^write_bw /{printf "%.2f", $2}' "$D32/stats")
+  check "DOM: write_bw cells hold the stats values ($bw31, $bw32)" 'grep -q ">$bw31</td>" "$T/dom.html" && grep -q ">$bw32</td>" "$T/dom.html"'
+  check "DOM: other key metrics tabled" 'grep -q "id=\"cmp-pause_ms_p99\"" "$T/dom.html" && grep -q "id=\"cmp-fairness_jain\"" "$T/dom.html"'
+  check "DOM: mailing-list text table" 'grep -q "TOTAL write_bw" "$T/dom.html" && grep -q "^------------------------  ------------------------" "$T/dom.html"'
+  check "DOM: both case names as headings" 'grep -q "<h2>thresh=100M/$C-3.1-vanilla</h2>" "$T/dom.html" && grep -q "<h2>thresh=100M/$C-3.2-ioless</h2>" "$T/dom.html"'
+  check "DOM: 8 inline graph SVGs (6 + 2)" '[ "$(grep -o "<svg" "$T/dom.html" | wc -l)" -eq 8 ]'
+  for g in global_dirty_state balance_dirty_pages-pause balance_dirty_pages-task-bw; do
+    check "DOM: figure $g with its SVG" 'grep -A2 "data-graph=\"$g\"" "$T/dom.html" | grep -q "<svg"'
+  done
+  check "DOM: skipped graphs listed for 3.1" 'grep -q "skipped balance_dirty_pages-pages: no balance_dirty_pages events" "$T/dom.html"'
+  check "DOM: key stats of each result" '[ "$(grep -c "<td>pause_ms_p99</td>" "$T/dom.html")" -ge 2 ]'
+  check "DOM: params a reader would see" 'grep -q "<td>disk.bw_mbps</td><td>57</td>" "$T/dom.html" && grep -q "<td>dirty_expire_centisecs</td>" "$T/dom.html"'
+  check "DOM: environment diff shows params and sysctls that differ" 'grep -q "<td>model</td><td>3.1-vanilla</td><td>3.2-ioless</td>" "$T/dom.html" && grep -q "<td>env: vm.dirty_background_bytes</td><td>0</td><td>10485760</td>" "$T/dom.html"'
+  check "DOM: equal sysctls are not in the diff" '! grep -q "<td>env: vm.dirty_bytes</td>" "$T/dom.html"'
+  chrome --window-size=1300,3000 --screenshot="$T/shot.png" "file://$H" >/dev/null
+  check "Chromium screenshot of the report" '[ "$(head -c 8 "$T/shot.png" | od -An -tx1 | tr -d " \n")" = "89504e470d0a1a0a" ] && [ "$(stat -c %s "$T/shot.png")" -gt 50000 ]'
+fi
+
+# Report errors and options.
+"$W" report "$T/nope" -o "$T/x.html" >/dev/null 2>"$T/e4"; rc=$?
+check "report: missing DIR is a one-line error" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e4")" -eq 1 ] && grep -q "$T/nope" "$T/e4" && [ ! -e "$T/x.html" ]'
+"$W" report "$T/notrace" -o "$T/x.html" >/dev/null 2>"$T/e5"; rc=$?
+check "report: result without trace is a one-line error" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e5")" -eq 1 ] && grep -q "notrace: no trace" "$T/e5"'
+"$W" report --no-graphs "$T/notrace" -o "$T/x.html" >/dev/null 2>&1; rc=$?
+check "report --no-graphs: stats-only page" '[ $rc -eq 0 ] && grep -q "nothing to compare" "$T/x.html" && grep -q "<td>write_bw</td>" "$T/x.html" && ! grep -q "<svg" "$T/x.html"'
+mkdir -p "$T/empty"
+"$W" report "$T/empty" -o "$T/x.html" >/dev/null 2>"$T/e6"; rc=$?
+check "report: DIR with no result is a one-line error" '[ $rc -eq 1 ] && grep -q "empty: no result directory" "$T/e6"'
+rm -rf "$D32/plots"
+PATH=/nonexistent "$W" report "$T/a" -o "$T/x.html" >/dev/null 2>"$T/e7"; rc=$?
+check "report: gnuplot missing when plots are needed" '[ $rc -eq 1 ] && grep -q "gnuplot not found" "$T/e7"'
