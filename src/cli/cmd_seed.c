@@ -32,7 +32,7 @@ static const char *const nfs_metrics[] = {
 };
 
 static const char usage[] =
-	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--set KEY=VAL]... [--no-plots]\n"
+	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--set KEY=VAL]... [--no-plots] [--no-trace]\n"
 	"Reproduce the seed table: simulate the 12 NFS cases of shared/docs/seed-table.md\n"
 	"under 3.1.0-rc8-vanilla+ (3.1 IO-ful throttling) and 3.1.0-rc8-nfs-wq4+ (IO-less\n"
 	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
@@ -43,7 +43,8 @@ static const char usage[] =
 	"  -j, --jobs N       cases run in parallel (default: number of CPUs)\n"
 	"      --set KEY=VAL  override a model parameter (see 'wblab sim --help'); the\n"
 	"                     same value applies to every case\n"
-	"      --no-plots     skip graphs and the report\n";
+	"      --no-plots     skip graphs and the report\n"
+	"      --no-trace     write no traces (implies --no-plots; stats are the same)\n";
 
 /* result dirs of one kernel, in seed order */
 static void result_dirs(const char *out, const struct sim_job *js, int k, char **dirs)
@@ -151,12 +152,13 @@ static int run_seed(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' }, { "runtime", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' }, { "set", required_argument, NULL, 's' },
-		{ "no-plots", no_argument, NULL, 'n' },  { NULL, 0, NULL, 0 },
+		{ "no-plots", no_argument, NULL, 'n' },  { "no-trace", no_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "seed-results";
 	double runtime = 300;
 	uint64_t jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
-	int no_plots = 0, c;
+	int no_plots = 0, no_trace = 0, c;
 	char err[512];
 	struct sim_params p;
 	params_defaults(&p);
@@ -188,6 +190,9 @@ static int run_seed(int argc, char **argv)
 		case 'n':
 			no_plots = 1;
 			break;
+		case 'T':
+			no_trace = no_plots = 1;
+			break;
 		default:
 			wb_error("seed: unknown or incomplete option '%s' (see 'wblab seed --help')",
 				 argv[optind - 1]);
@@ -206,7 +211,7 @@ static int run_seed(int argc, char **argv)
 		for (int k = 0; k < 2; k++)
 			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
 				.kernel_name = seed_kernels[k], .p = &p, .seed = 1, .runtime = runtime,
-				.out = out, .no_trace = 0, .argc = argc, .argv = argv };
+				.out = out, .no_trace = no_trace, .argc = argc, .argv = argv };
 	}
 	if (simulate_all(js, 2 * NSEED, (int)jobs))
 		return 1;

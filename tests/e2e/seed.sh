@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Regression test of the seed reproduction: runs the 12 NFS cases under both
+# kernels (300 simulated seconds, no traces) and checks the shape the model
+# reproduces today (docs/seed-reproduction.md): the 1M rows regress, the 1G
+# rows and 100M/10dd, 10M/2dd improve, the 1M/10dd peak of
+# dirty+writeback+unstable is >= 3x higher under vanilla, the TOTAL row is
+# printed, and no parameter differs between rows.
+set -u
+W=${WBLAB:?set WBLAB to the wblab binary}
+T=$(mktemp -d /tmp/wblab-seed-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n+1)); echo "ok $n - $1"; }
+nok() { n=$((n+1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+"$W" seed --no-trace -o "$T/s" >"$T/table" 2>"$T/err"; rc=$?
+check "seed exits 0" '[ $rc -eq 0 ]'
+check "header names both seed kernels" 'head -1 "$T/table" | grep -q "3.1.0-rc8-vanilla+ *3.1.0-rc8-nfs-wq4+"'
+check "12 case rows" '[ $(grep -c "NFS-thresh=.*-X$" "$T/table") -eq 12 ]'
+check "TOTAL write_bw row" 'grep -q "TOTAL write_bw$" "$T/table"'
+check "NFS TOTAL rows" 'grep -q "TOTAL nfs_nr_commits$" "$T/table" && grep -q "TOTAL nfs_write_queue_time$" "$T/table"'
+pct() { grep -F "$1-X" "$T/table" | awk '{print $2}' | tr -d '%+'; }
+dir_ok() { # case, sign
+  local p; p=$(pct "$1"); [ -n "$p" ] && awk -v p="$p" -v s="$2" 'BEGIN{exit !((s > 0 && p > 0) || (s < 0 && p < 0))}'
+}
+for c in nfs-10dd-4k-32p-32768M-1M:10 nfs-1dd-4k-32p-32768M-1M:10 nfs-2dd-4k-32p-32768M-1M:10; do
+  check "1M row regresses: $c" 'dir_ok "$c" -1'
+done
+for c in nfs-10dd-4k-32p-32768M-1024M:10 nfs-1dd-4k-32p-32768M-1024M:10 nfs-2dd-4k-32p-32768M-1024M:10 \
+         nfs-10dd-4k-32p-32768M-100M:10 nfs-2dd-4k-32p-32768M-10M:10; do
+  check "row improves: $c" 'dir_ok "$c" 1'
+done
+v=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/s/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/stats")
+w=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/s/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-nfs-wq4+/stats")
+check "1M/10dd peak dirty+writeback+unstable vanilla $v MB >= 3 x wq4 $w MB" 'awk -v v="$v" -v w="$w" "BEGIN{exit !(v >= 3 * w && w > 0)}"'
+# the same model parameters for every row: params differ only in the case/kernel lines
+first=""; same=1
+for p in "$T"/s/*/*/params; do
+  body=$(grep -vE "^(#|kernel|model|case) " "$p")
+  if [ -z "$first" ]; then first=$body; elif [ "$body" != "$first" ]; then same=0; fi
+done
+check "no parameter differs between rows" '[ $same -eq 1 ]'
+check "mountstats written for NFS results" '[ -s "$T/s/NFS-thresh=1M/nfs-1dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/mountstats" ]'
+check "compare tables saved" '[ -s "$T/s/compare-write_bw.txt" ] && [ -s "$T/s/compare-nfs.txt" ]'
