@@ -833,14 +833,6 @@ static void remove_graph(const char *outdir, enum plot_graph g)
 	}
 }
 
-static void add_text(char (*list)[200], int *n, const char *fmt, const char *a, const char *b)
-{
-	char a2[48], b2[128];
-	snprintf(a2, sizeof(a2), "%s", a);
-	snprintf(b2, sizeof(b2), "%s", b);
-	snprintf(list[*n], sizeof(list[0]), fmt, a2, b2);
-	(*n)++;
-}
 
 /* Writes every graph's .dat/.gp for 1 or 2 runs, filling made/skipped/notes. */
 static int write_graphs(struct plot_run *const *runs, int nruns, const char *title,
@@ -851,7 +843,8 @@ static int write_graphs(struct plot_run *const *runs, int nruns, const char *tit
 		for (int i = 0; i < nruns; i++)
 			have += plot_run_has(runs[i], (enum plot_graph)g);
 		if (!have) {
-			add_text(s->skipped, &s->nskipped, "%s: %s", gdefs[g].name, gdefs[g].missing);
+			snprintf(s->skipped[s->nskipped++], sizeof(s->skipped[0]), "%.40s: %.150s",
+				 gdefs[g].name, gdefs[g].missing);
 			remove_graph(s->outdir, (enum plot_graph)g);
 			continue;
 		}
@@ -859,8 +852,8 @@ static int write_graphs(struct plot_run *const *runs, int nruns, const char *tit
 			if (!plot_run_has(runs[i], (enum plot_graph)g)) {
 				char what[128];
 				snprintf(what, sizeof(what), "%.60s: %s", runs[i]->label, gdefs[g].missing);
-				add_text(s->notes, &s->nnotes, "%s: drawn for one run only (%s)",
-					 gdefs[g].name, what);
+				snprintf(s->notes[s->nnotes++], sizeof(s->notes[0]),
+					 "%.40s: drawn for one run only (%.120s)", gdefs[g].name, what);
 			}
 		if (plot_write_graph(runs, nruns, (enum plot_graph)g, title, s->outdir, err, errlen))
 			return -1;

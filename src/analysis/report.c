@@ -151,7 +151,8 @@ static int scan(struct report *rp, const char *dir, int depth)
 		names[n++] = strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, (size_t)n, sizeof(*names), name_cmp);
+	if (n)
+		qsort(names, (size_t)n, sizeof(*names), name_cmp);
 	for (int i = 0; i < n; i++) {
 		char p[4200];
 		struct stat st;
