@@ -306,7 +306,9 @@ static struct task *task_get(struct plot_run *r, const struct wb_event *e)
 	memset(t, 0, sizeof(*t));
 	t->pid = e->pid;
 	snprintf(t->title, sizeof(t->title), "%s-%d", e->comm[0] ? e->comm : "task", e->pid);
-	plot_series_init(&t->s, r->max_points);
+	/* Cumulative lines only rise: a quarter of the points draws them as well. */
+	int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
+	plot_series_init(&t->s, mp / 4);
 	return t;
 }
 

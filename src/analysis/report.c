@@ -309,7 +309,8 @@ static int ensure_plots(struct report *rp, struct result *r, char *err, size_t e
 		return -1;
 	}
 	struct plot_opts po = { .max_points = rp->o->max_points };
-	if (access(r->path, W_OK) != 0) {
+	/* Read-only results (shared archives, ro mounts) are plotted into /tmp. */
+	if (mkdir_p(plots) != 0) {
 		snprintf(r->tmpdir, sizeof(r->tmpdir), "/tmp/wblab-report.XXXXXX");
 		if (!mkdtemp(r->tmpdir)) {
 			snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
