@@ -836,6 +836,18 @@ static void remove_graph(const char *outdir, enum plot_graph g)
 }
 
 
+/* --no-gnuplot: images of an earlier run would no longer match the data. */
+static void drop_images(const struct plot_summary *s)
+{
+	char p[4200];
+	for (int i = 0; i < s->nmade; i++) {
+		snprintf(p, sizeof(p), "%s/%s.png", s->outdir, gdefs[s->made[i]].name);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/%s.svg", s->outdir, gdefs[s->made[i]].name);
+		unlink(p);
+	}
+}
+
 /* Writes every graph's .dat/.gp for 1 or 2 runs, filling made/skipped/notes. */
 static int write_graphs(struct plot_run *const *runs, int nruns, const char *title,
 			struct plot_summary *s, char *err, size_t errlen)
@@ -935,6 +947,8 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 	graph_title(title, sizeof(title), m, nruns);
 	if (write_graphs(runs, nruns, title, s, err, errlen) || write_index(s, title, err, errlen))
 		goto out;
+	if (o->no_gnuplot)
+		drop_images(s);
 	rc = o->no_gnuplot || !s->nmade ? 0 : run_gnuplot(gnuplot, s, err, errlen);
 out:
 	for (int i = 0; i < nruns; i++)

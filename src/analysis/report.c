@@ -291,6 +291,18 @@ static double mtime_of(const char *dir, const char *name)
 	return (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec / 1e9;
 }
 
+/* False after `plot --no-gnuplot`: the index lists graphs with no SVG yet. */
+static int plots_complete(const struct plot_summary *s)
+{
+	char name[64];
+	for (int i = 0; i < s->nmade; i++) {
+		snprintf(name, sizeof(name), "%s.svg", plot_graph_name(s->made[i]));
+		if (!exists(s->outdir, name))
+			return 0;
+	}
+	return 1;
+}
+
 /* Uses DIR/plots when current; otherwise plots into it (or a temporary
  * directory when the result is read-only). */
 static int ensure_plots(struct report *rp, struct result *r, char *err, size_t errlen)
@@ -298,7 +310,7 @@ static int ensure_plots(struct report *rp, struct result *r, char *err, size_t e
 	char plots[4200];
 	snprintf(plots, sizeof(plots), "%s/plots", r->path);
 	int have_trace = exists(r->path, "trace");
-	if (plot_read_index(plots, &r->plots) == 0 &&
+	if (plot_read_index(plots, &r->plots) == 0 && plots_complete(&r->plots) &&
 	    (!have_trace || mtime_of(plots, "index") >= mtime_of(r->path, "trace"))) {
 		r->have_plots = 1;
 		return 0;

@@ -46,7 +46,8 @@ static const char usage[] =
 	"                        trace is streamed and each series is cut into N/2 time\n"
 	"                        buckets keeping each bucket's min and max, so peaks\n"
 	"                        stay visible; stats are never computed from this\n"
-	"      --no-gnuplot      write the .dat and .gp files only\n"
+	"      --no-gnuplot      write the .dat and .gp files only (older images of\n"
+	"                        those graphs are removed)\n"
 	"\n"
 	"Exit: 0 ok; 1 missing/unreadable DIR, no trace, malformed trace, gnuplot\n"
 	"missing or failing; 2 usage.\n";
