@@ -360,7 +360,7 @@ void report_html_escape(FILE *f, const char *s)
 #define ESC(f, s) report_html_escape(f, s)
 
 static const char css[] =
-	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1300px;"
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1600px;"
 	"padding:0 1em;color:#222;background:#fff}\n"
 	"h1{font-size:1.6em}h2{border-bottom:2px solid #ccc;margin-top:2em}\n"
 	"table{border-collapse:collapse;margin:.5em 0 1em}\n"
@@ -369,7 +369,8 @@ static const char css[] =
 	".good{color:#1a7f37}.bad{color:#c62828}.note{color:#666;font-style:italic}\n"
 	"tr.total td{font-weight:bold;border-top:2px solid #888}\n"
 	"pre{background:#f6f8fa;padding:.6em;overflow-x:auto;font-size:12px}\n"
-	"figure{margin:1em 0;border:1px solid #ddd;padding:4px}\n"
+	"figure{margin:0;border:1px solid #ddd;padding:4px}\n"
+	".graphs{display:grid;grid-template-columns:repeat(auto-fit,minmax(600px,1fr));gap:8px}\n"
 	"figure svg{width:100%;height:auto;display:block}\n"
 	"figcaption{font-weight:bold;font-family:monospace}\n"
 	".kvgrid{columns:3 22em}.kvgrid table{width:100%}\n"
@@ -451,7 +452,8 @@ static const struct metric cmp_metrics[] = {
 static const char *change_class(double pct, int better)
 {
 	double good = pct * better;
-	return good > 0 ? "good" : good < 0 ? "bad" : "";
+	/* Below the printed resolution (0.1%) there is nothing to colour. */
+	return good >= 0.05 ? "good" : good <= -0.05 ? "bad" : "";
 }
 
 static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row, int c)
@@ -737,6 +739,7 @@ static void key_stats_table(FILE *f, const struct result *r)
 static void graphs_html(FILE *f, struct report *rp, const struct result *r, int ri)
 {
 	const struct plot_summary *s = &r->plots;
+	fputs("<div class=\"graphs\">\n", f);
 	for (int i = 0; i < s->nmade; i++) {
 		const char *g = plot_graph_name(s->made[i]);
 		char path[4400], prefix[48];
@@ -749,6 +752,7 @@ static void graphs_html(FILE *f, struct report *rp, const struct result *r, int 
 			fprintf(f, "<p class=\"note\">%s.svg is missing; run wblab plot again</p>", g);
 		fputs("</figure>\n", f);
 	}
+	fputs("</div>\n", f);
 	for (int i = 0; i < s->nskipped; i++) {
 		fputs("<p class=\"note skipped\">skipped ", f);
 		ESC(f, s->skipped[i]);
