@@ -140,7 +140,11 @@ static void writeback_single_inode(struct sim *s, struct sthread *th, struct ino
 	int64_t to_write = wbc->nr_to_write;
 	inode->state |= I_SYNC;
 	inode->state &= ~I_DIRTY_PAGES;
+	if (s->model->writepages_begin)
+		s->model->writepages_begin(s, inode->bdi);
 	inode->bdi->ops->writepages(s, th, inode, wbc);
+	if (s->model->writepages_end)
+		s->model->writepages_end(s, inode->bdi);
 	unsigned dirty = inode->state & (I_DIRTY_SYNC | I_DIRTY_DATASYNC);
 	inode->state &= ~dirty;
 	if (dirty && inode->bdi->ops->write_inode)
@@ -223,7 +227,8 @@ static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_
 			queue_io(s, bdi, &older_than);
 		int64_t progress = write_inodes(s, th, bdi, w);
 		trace_work(s, th, bdi, EV_WRITEBACK_WRITTEN, w);
-		bdi_update_bandwidth(s, bdi, 0, 0, 0, 0, 0, wb_start, 1);
+		if (!s->model->bandwidth_from_writepages)
+			bdi_update_bandwidth(s, bdi, 0, 0, 0, 0, 0, wb_start, 1);
 		if (progress)
 			continue;
 		if (list_empty(&bdi->b_more_io))
@@ -292,7 +297,10 @@ static void flusher_main(void *arg)
 void bdi_flusher_start(struct sim *s, struct bdi *bdi, int pid)
 {
 	char comm[32];
-	snprintf(comm, sizeof(comm), "flush-%.9s", bdi->name);
+	if (s->model->flusher_comm)
+		snprintf(comm, sizeof(comm), "%.15s", s->model->flusher_comm);
+	else
+		snprintf(comm, sizeof(comm), "flush-%.9s", bdi->name);
 	bdi->wakeup_timer.fn = wakeup_timer_fn;
 	bdi->wakeup_timer.arg = bdi;
 	bdi->last_old_flush = jiffies(s);

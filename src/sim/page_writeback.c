@@ -1,4 +1,5 @@
 #include "page_writeback.h"
+#include "flex_proportions.h"
 #include "fs_writeback.h"
 #include "proportions.h"
 #include "trace_emit.h"
@@ -62,7 +63,10 @@ uint64_t bdi_dirty_limit(struct sim *s, struct bdi *bdi, uint64_t thresh)
 	uint64_t sum_min = 0;
 	for (int i = 0; i < s->nbdi; i++)
 		sum_min += s->bdis[i]->min_ratio;
-	prop_fraction(&s->vm_completions, &bdi->completions, &num, &den);
+	if (s->model->flex_proportions)
+		fprop_fraction(&s->completions, &bdi->wb_completions, &num, &den);
+	else
+		prop_fraction(&s->vm_completions, &bdi->completions, &num, &den);
 	uint64_t share = thresh * (100 - sum_min) / 100;
 	share = den ? share * num / den : 0;
 	share += thresh * bdi->min_ratio / 100;
@@ -126,7 +130,12 @@ void end_page_writeback(struct sim *s, struct inode *inode, uint64_t n, int comm
 	mod_zone_page_state(s, cpu, NR_WRITTEN, (int64_t)n);
 	inode->nr_writeback -= n;
 	/* __bdi_writeout_inc: one completion event per page */
-	prop_inc(&s->vm_completions, &bdi->completions, n, bdi->max_prop_frac);
+	if (s->model->flex_proportions)
+		wb_domain_writeout_add(s, bdi, n);
+	else
+		prop_inc(&s->vm_completions, &bdi->completions, n, bdi->max_prop_frac);
+	if (!inode->nr_writeback && s->model->inode_writeback_done)
+		s->model->inode_writeback_done(s, inode);
 }
 
 void clear_unstable_pages(struct sim *s, struct inode *inode, uint64_t n)

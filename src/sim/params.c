@@ -18,6 +18,7 @@ static const struct param_desc descs[] = {
 	{ "vmstat_drift", PT_U64, P(vmstat_drift), 1, "1: model per-CPU vmstat counter drift; 0: exact counters" },
 	{ "bdi_min_ratio", PT_U64, P(bdi_min_ratio), 0, "/sys/class/bdi/*/min_ratio" },
 	{ "bdi_max_ratio", PT_U64, P(bdi_max_ratio), 100, "/sys/class/bdi/*/max_ratio" },
+	{ "bdi_strict_limit", PT_U64, P(bdi_strict_limit), 0, "/sys/class/bdi/*/strict_limit (current model only)" },
 	{ "warm_proportions", PT_U64, P(warm_proportions), 1, "1: bdi writeout fraction starts at steady state" },
 	{ "debug_checks", PT_U64, P(debug_checks), 0, "1: check invariants after every event (tests)" },
 	{ "stack_kb", PT_U64, P(stack_kb), 256, "stack of each simulated kernel thread" },

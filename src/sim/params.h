@@ -43,6 +43,7 @@ struct sim_params {
 	double dirtyable_pct;    /* share of MemTotal that is free or page cache */
 	uint64_t vmstat_drift;   /* 1: per-CPU vmstat deltas (spec section 8); 0: exact */
 	uint64_t bdi_min_ratio, bdi_max_ratio;
+	uint64_t bdi_strict_limit; /* 1: BDI_CAP_STRICTLIMIT (honoured by the current model only) */
 	uint64_t warm_proportions; /* 1: writeout fractions start at steady state */
 	uint64_t debug_checks;   /* 1: check invariants after every event */
 	uint64_t stack_kb;       /* coroutine stack per simulated thread */

@@ -65,6 +65,11 @@ struct percpu_counter {
 struct prop_descriptor { int shift; uint64_t events; };
 struct prop_local { uint64_t events; uint64_t period; };
 
+/* ---- lib/flex_proportions.c (3.6+; used by models that set flex_proportions) */
+
+struct fprop_global { uint64_t events; uint64_t period; };
+struct fprop_local { uint64_t events; uint64_t period; };
+
 /* ---- inodes -------------------------------------------------------------- */
 
 #define I_DIRTY_SYNC     1
@@ -138,6 +143,9 @@ struct bdi {
 	struct sim_timer wakeup_timer;
 	/* statistics of I/O issued, for `stats` */
 	uint64_t io_count[2], io_pages[2];     /* [0] flusher, [1] dirtiers (3.1) */
+	/* 6.x (models with flex_proportions / bandwidth_from_writepages) */
+	struct fprop_local wb_completions;     /* writeout share, time-aged */
+	struct sim_timer bw_dwork;             /* delayed bandwidth update after I/O ends */
 };
 
 /* ---- dd writer tasks ------------------------------------------------------ */
@@ -153,6 +161,8 @@ struct task {
 	uint64_t nr_dirtied, nr_dirtied_pause;
 	/* 3.1 per-task dirtying proportion (vm_dirties) */
 	struct prop_local dirties;
+	/* 3.3+: virtual time of the end of the last pause (0 = none yet) */
+	uint64_t dirty_paused_when;
 };
 
 /* ---- the whole machine ----------------------------------------------------- */
@@ -185,6 +195,10 @@ struct sim {
 	struct prop_descriptor vm_completions, vm_dirties;
 	int bdi_stat_batch;
 	uint64_t bdi_stat_error;
+	/* 6.x global wb_domain: flex proportions aged by a timer every 3 s */
+	struct fprop_global completions;
+	uint64_t period_time;          /* jiffies of the next aging, 0 = timer stopped */
+	struct sim_timer period_timer;
 
 	struct bdi *bdis[4];
 	int nbdi;

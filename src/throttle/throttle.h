@@ -30,6 +30,16 @@ struct throttle_model {
 	unsigned nfs_datasync_on_write : 1;  /* 3.1 NFS marks I_DIRTY_DATASYNC per write */
 	unsigned nfs_commit_skip_empty : 1;  /* 3.2 NFS returns early when ncommit == 0 */
 	unsigned nfs_writeback_wait : 1;     /* nfs-wq: flusher waits when too many pages under writeback */
+	unsigned flex_proportions : 1;       /* writeout fraction from lib/flex_proportions (3.6+) */
+	/* 6.x: bandwidth is estimated around do_writepages and after an inode's
+	 * writeback ends (hooks below), not after each wb_writeback round */
+	unsigned bandwidth_from_writepages : 1;
+	/* do_writepages() start and end on bdi (NULL if none) */
+	void (*writepages_begin)(struct sim *s, struct bdi *bdi);
+	void (*writepages_end)(struct sim *s, struct bdi *bdi);
+	/* the inode's last page under writeback completed (interrupt context; NULL if none) */
+	void (*inode_writeback_done)(struct sim *s, struct inode *inode);
+	const char *flusher_comm;            /* NULL: "flush-MAJ:MIN" (3.x per-bdi thread) */
 	const char *alias_of;                /* for aliases: the model name it stands for */
 };
 
