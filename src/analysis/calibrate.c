@@ -1,0 +1,255 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "calibrate.h"
+#include "stats.h"
+#include "../result/result.h"
+#include "../trace/trace_read.h"
+#include "../util/util.h"
+
+#define DEFAULT_SYSCALL_NS 800.0   /* params.c default: fixed cost of one write() */
+#define MIN_CPU_PAGE_NS 100.0
+
+struct kv_want { const char *key; char val[256]; int found; };
+
+static int kv_pick(void *arg, const char *key, const char *val)
+{
+	for (struct kv_want *w = arg; w->key; w++)
+		if (strcmp(w->key, key) == 0) {
+			snprintf(w->val, sizeof(w->val), "%s", val);
+			w->found = 1;
+		}
+	return 0;
+}
+
+/* Reads the wanted keys of DIR/name; a missing file is an error only if required. */
+static int read_keys(const char *dir, const char *name, struct kv_want *w, int required,
+		     char *err, size_t errlen)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (kv_read(path, kv_pick, w, err, errlen))
+		return required ? -1 : 0;
+	return 0;
+}
+
+static double num(const struct kv_want *w, const char *key, double dflt)
+{
+	for (; w->key; w++)
+		if (strcmp(w->key, key) == 0 && w->found)
+			return atof(w->val);
+	return dflt;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct trace_facts {
+	double pause_s;            /* writers' sleeps */
+	double awrite_median;      /* KB/s, second half */
+	int64_t first_gds_thresh;  /* -1: none */
+};
+
+/* One pass over the trace: the writers' sleeps and the kernel's own write
+ * bandwidth estimate while throttling was active. */
+static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, size_t errlen)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	tf->pause_s = 0;
+	tf->awrite_median = 0;
+	tf->first_gds_thresh = -1;
+	struct trace_reader *r = trace_reader_open(path, err, errlen);
+	if (!r)
+		return -1;
+	size_t n = 0, cap = 0;
+	double *bw = NULL;
+	int64_t *ts = NULL, first = -1, last = 0;
+	struct wb_event e;
+	int rc;
+	while ((rc = trace_reader_next(r, &e, err, errlen)) == 1) {
+		if (first < 0)
+			first = e.ts_us;
+		last = e.ts_us;
+		if (e.type == EV_GLOBAL_DIRTY_STATE && tf->first_gds_thresh < 0)
+			tf->first_gds_thresh = e.v[F_THRESH];
+		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0)
+			tf->pause_s += (double)e.v[F_PAUSE] / 1000.0;
+		if (e.type == EV_BDI_DIRTY_RATELIMIT && wb_event_has(&e, F_AWRITE_BW)) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				double *nb = realloc(bw, cap * sizeof(*bw));
+				int64_t *nt = realloc(ts, cap * sizeof(*ts));
+				if (nb)
+					bw = nb;
+				if (nt)
+					ts = nt;
+				if (!nb || !nt) {
+					rc = -1;
+					snprintf(err, errlen, "out of memory");
+					break;
+				}
+			}
+			bw[n] = (double)e.v[F_AWRITE_BW];
+			ts[n++] = e.ts_us;
+		}
+	}
+	trace_reader_close(r);
+	if (rc == 0) {
+		/* the estimate starts at 100 MiB/s: use the second half only */
+		int64_t mid = first + (last - first) / 2;
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (ts[i] >= mid)
+				bw[k++] = bw[i];
+		if (k) {
+			qsort(bw, k, sizeof(*bw), cmp_double);
+			tf->awrite_median = bw[k / 2];
+		}
+	}
+	free(bw);
+	free(ts);
+	return rc < 0 ? -1 : 0;
+}
+
+static int read_case(const char *dir, struct calibration *cal, char *err, size_t errlen)
+{
+	struct kv_want meta[] = { { "case", "", 0 }, { "group", "", 0 }, { NULL, "", 0 } };
+	if (read_keys(dir, "meta", meta, 1, err, errlen))
+		return -1;
+	if (!meta[0].found) {
+		snprintf(err, errlen, "%s/meta has no 'case'", dir);
+		return -1;
+	}
+	char full[512];
+	if (meta[1].found)
+		snprintf(full, sizeof(full), "%s/%s", meta[1].val, meta[0].val);
+	else
+		snprintf(full, sizeof(full), "%s", meta[0].val);
+	if (case_parse(full, &cal->c, err, errlen))
+		return -1;
+	if (!cal->c.cpus || !cal->c.mem_mb) {
+		snprintf(err, errlen, "%s: case '%s' lacks CPUS or MEM", dir, full);
+		return -1;
+	}
+	return 0;
+}
+
+/* dirtyable memory share, when the threshold is a ratio (6.x truncates it to 1/4096) */
+static double derive_dirtyable_pct(const struct calibration *cal, int64_t thresh)
+{
+	if (cal->c.thresh.is_bytes || thresh <= 0 || !cal->c.thresh.value)
+		return 92;
+	double ratio = (double)(cal->c.thresh.value * 4096 / 100) / 4096.0;
+	double pct = (double)thresh / ratio / ((double)cal->c.mem_mb * 256.0) * 100.0;
+	return pct > 1 && pct <= 100 ? pct : 92;
+}
+
+static void derive(struct calibration *cal, const struct trace_facts *tf, double write_bw)
+{
+	double bs_pages = (double)(cal->c.bs / PAGE_SIZE_BYTES ? cal->c.bs / PAGE_SIZE_BYTES : 1);
+	/* the device: what reached it, or the kernel's estimate while it was busy */
+	cal->bw_mbps = fmax(cal->dev_write_bw, cal->awrite_bw_steady);
+	if (cal->bw_mbps <= 0)
+		cal->bw_mbps = write_bw > 0 ? write_bw : 57;
+	/* a loop device with direct I/O on a virtual disk shows no cost for switching files */
+	cal->seek_ms = cal->loop_device ? 0 : 4;
+	cal->max_request_kb = cal->dev_write_kb_mean > 0 ? 4 * round(cal->dev_write_kb_mean / 4) : 512;
+	cal->max_request_kb = fmin(fmax(cal->max_request_kb, 4), 65536);
+	cal->nr_requests = 128;    /* blk-mq loop: hw queue depth 128 with scheduler none */
+	/* writers: time per page outside their pauses, at most the CPUs' time */
+	double pages = cal->writers_mb * 256.0;
+	double busy = cal->c.ndd * cal->runtime_s - cal->pause_s;
+	busy = fmin(busy, cal->c.cpus * cal->runtime_s);
+	cal->per_page_ns = pages > 0 && busy > 0 ? busy / pages * 1e9 : 0;
+	cal->cpu_page_ns = cal->per_page_ns > 0 ? cal->per_page_ns - DEFAULT_SYSCALL_NS / bs_pages : 2500;
+	cal->cpu_page_ns = fmax(cal->cpu_page_ns, MIN_CPU_PAGE_NS);
+	cal->dirtyable_pct = derive_dirtyable_pct(cal, tf->first_gds_thresh);
+}
+
+int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err, size_t errlen)
+{
+	memset(cal, 0, sizeof(*cal));
+	if (read_case(dir, cal, err, errlen))
+		return -1;
+	struct kv_want st[] = { { "dev_write_bw", "", 0 }, { "writers_mb", "", 0 },
+				{ "dev_write_kb_mean", "", 0 }, { "runtime_s", "", 0 },
+				{ "duration_s", "", 0 }, { "write_bw", "", 0 }, { "dirtied_mb", "", 0 },
+				{ NULL, "", 0 } };
+	if (read_keys(dir, "stats", st, 1, err, errlen))
+		return -1;
+	struct kv_want pa[] = { { "runtime_s", "", 0 }, { "runtime", "", 0 }, { NULL, "", 0 } };
+	read_keys(dir, "params", pa, 0, err, errlen);
+	struct kv_want env[] = { { "device", "", 0 }, { NULL, "", 0 } };
+	read_keys(dir, "env", env, 0, err, errlen);
+	cal->runtime_s = num(pa, "runtime_s", num(pa, "runtime", num(st, "runtime_s",
+					      num(st, "duration_s", 0))));
+	if (cal->runtime_s <= 0) {
+		snprintf(err, errlen, "%s: no runtime in params or stats", dir);
+		return -1;
+	}
+	cal->dev_write_bw = num(st, "dev_write_bw", 0);
+	cal->writers_mb = num(st, "writers_mb", num(st, "dirtied_mb", 0));
+	cal->dev_write_kb_mean = num(st, "dev_write_kb_mean", 0);
+	cal->loop_device = env[0].found && strncmp(env[0].val, "/dev/loop", 9) == 0;
+	struct trace_facts tf;
+	if (read_trace_facts(dir, &tf, err, errlen))
+		return -1;
+	cal->pause_s = tf.pause_s;
+	cal->awrite_bw_steady = tf.awrite_median / 1024.0;
+	cal->hz = hz;
+	derive(cal, &tf, num(st, "write_bw", 0));
+	return 0;
+}
+
+struct cal_key { const char *key; double value; const char *why; };
+
+static int cal_keys(const struct calibration *c, struct cal_key *k)
+{
+	int n = 0;
+	k[n++] = (struct cal_key){ "hz", c->hz, "kernel tick rate of the machine" };
+	k[n++] = (struct cal_key){ "disk.bw_mbps", c->bw_mbps,
+				   "max(device MiB/s, median kernel write_bw estimate, 2nd half)" };
+	k[n++] = (struct cal_key){ "disk.seek_ms", c->seek_ms,
+				   c->loop_device ? "loop device: no file-switch cost" : "default" };
+	k[n++] = (struct cal_key){ "disk.nr_requests", c->nr_requests, "blk-mq queue depth" };
+	k[n++] = (struct cal_key){ "disk.max_request_kb", c->max_request_kb, "mean device write size" };
+	k[n++] = (struct cal_key){ "cpu_page_ns", c->cpu_page_ns,
+				   "writer time per page outside pauses, minus syscall_ns" };
+	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio" };
+	return n;
+}
+
+int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen)
+{
+	struct cal_key k[16];
+	int n = cal_keys(cal, k);
+	for (int i = 0; i < n; i++) {
+		char a[128];
+		if (strcmp(k[i].key, "hz") == 0 || strcmp(k[i].key, "disk.nr_requests") == 0 ||
+		    strcmp(k[i].key, "disk.max_request_kb") == 0)
+			snprintf(a, sizeof(a), "%s=%.0f", k[i].key, k[i].value);
+		else
+			snprintf(a, sizeof(a), "%s=%.6g", k[i].key, k[i].value);
+		if (params_set(p, a, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+void calibration_write(const struct calibration *cal, FILE *f, int as_set)
+{
+	struct cal_key k[16];
+	int n = cal_keys(cal, k);
+	fprintf(f, "# wblab calibrate: %s/%s, %.0f s; device %.1f MiB/s, kernel estimate %.1f MiB/s,\n"
+		   "# writers %.1f MiB, paused %.2f s, %.0f ns per page outside pauses\n",
+		cal->c.group, cal->c.name, cal->runtime_s, cal->dev_write_bw, cal->awrite_bw_steady,
+		cal->writers_mb, cal->pause_s, cal->per_page_ns);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "# %s\n", k[i].why);
+		fprintf(f, as_set ? "--set %s=%.6g\n" : "%s = %.6g\n", k[i].key, k[i].value);
+	}
+}

@@ -1,0 +1,32 @@
+/* Calibration of the simulator's device and writer models from a real result
+ * directory made by `wblab run` (stats, meta, params, env, trace).  See
+ * docs/current-model.md for what each figure is derived from. */
+#ifndef WBLAB_CALIBRATE_H
+#define WBLAB_CALIBRATE_H
+#include <stdio.h>
+#include "../sim/params.h"
+#include "../util/case.h"
+
+struct calibration {
+	struct wb_case c;          /* the case the result ran (group/name) */
+	double runtime_s;
+	/* what was measured */
+	double dev_write_bw;       /* MiB/s that reached the device */
+	double awrite_bw_steady;   /* median kernel avg_write_bw estimate, second half, MiB/s (0: none) */
+	double writers_mb;         /* MiB the writers' write()s returned */
+	double pause_s;            /* sum of the writers' balance_dirty_pages sleeps */
+	double per_page_ns;        /* writer time per page outside those sleeps (CPU share) */
+	double dev_write_kb_mean;
+	int loop_device;
+	/* what the simulator gets */
+	double hz, bw_mbps, seek_ms, cpu_page_ns, max_request_kb, nr_requests, dirtyable_pct;
+};
+
+/* Reads DIR; returns 0, or -1 with a one-line reason in err. */
+int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err, size_t errlen);
+/* Overrides the calibrated keys of p (starting from params_defaults). */
+int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen);
+/* "--set key=value" lines (as_set) or "key = value" lines, with # comments. */
+void calibration_write(const struct calibration *cal, FILE *f, int as_set);
+
+#endif
