@@ -8,6 +8,7 @@
 #include "../util/util.h"
 
 #define DEFAULT_SYSCALL_NS 800.0   /* params.c default: fixed cost of one write() */
+#define DEFAULT_WRITEBACK_PAGE_NS 1000.0   /* params.c default: flusher CPU per page */
 #define MIN_CPU_PAGE_NS 100.0
 
 struct kv_want { const char *key; char val[256]; int found; };
@@ -163,7 +164,9 @@ static void derive(struct calibration *cal, const struct trace_facts *tf, double
 	/* writers: time per page outside their pauses, at most the CPUs' time */
 	double pages = cal->writers_mb * 256.0;
 	double busy = cal->c.ndd * cal->runtime_s - cal->pause_s;
-	busy = fmin(busy, cal->c.cpus * cal->runtime_s);
+	/* the simulated flusher spends writeback_page_ns per page on the same CPUs */
+	double cpus_free = cal->c.cpus * cal->runtime_s - pages * DEFAULT_WRITEBACK_PAGE_NS * 1e-9;
+	busy = fmin(busy, cpus_free);
 	cal->per_page_ns = pages > 0 && busy > 0 ? busy / pages * 1e9 : 0;
 	cal->cpu_page_ns = cal->per_page_ns > 0 ? cal->per_page_ns - DEFAULT_SYSCALL_NS / bs_pages : 2500;
 	cal->cpu_page_ns = fmax(cal->cpu_page_ns, MIN_CPU_PAGE_NS);

@@ -1,14 +1,119 @@
-/* Placeholder until the validate command lands (see the open issues). */
+/* wblab validate: re-run real results in the simulator (current model,
+ * calibrated device) and print sim/real ratios. */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "commands.h"
+#include "../analysis/validate.h"
 #include "../util/util.h"
+
+static const char usage_text[] =
+	"usage: wblab validate [options] DIR...\n"
+	"For each real result DIR (made by 'wblab run'): calibrates the simulator from it\n"
+	"(as 'wblab calibrate'), simulates the same CASE for the same runtime under the\n"
+	"'current' (Linux 6.x) model, and prints real and simulated values with sim/real\n"
+	"ratios of write_bw, nr_dirty_mean_pages, nr_dirty_p95_pages (time-weighted, from\n"
+	"the traces), pause_ms_mean, task_ratelimit_steady_kbps (mean task_ratelimit of\n"
+	"balance_dirty_pages in the second half) and fairness_jain.  Ratios of write_bw,\n"
+	"mean dirty and mean pause are marked ok/MISS against 10%, 15% and 25%.\n\n"
+	"  -o, --out DIR     keep the simulated results under DIR (default: a temporary\n"
+	"                    directory, removed at the end), e.g. for 'wblab plot --overlay'\n"
+	"      --format F    table (default) or tsv: case<TAB>metric<TAB>real<TAB>sim<TAB>ratio\n"
+	"      --hz N        the real kernel's HZ (default 250, this machine's)\n"
+	"      --seed N      simulator seed (default 1)\n"
+	"  -h, --help        this text\n\n"
+	"Exit status: 0 all validated; 1 a DIR could not be read or simulated; 2 bad options.\n";
+
+struct vopts {
+	const char *out;
+	int tsv;
+	double hz;
+	uint64_t seed;
+};
+
+static int parse_opts(int argc, char **argv, struct vopts *v)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' }, { "format", required_argument, NULL, 'f' },
+		{ "hz", required_argument, NULL, 'z' },  { "seed", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			v->out = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "tsv") && strcmp(optarg, "table")) {
+				wb_error("--format: '%s' is not table or tsv", optarg);
+				return -1;
+			}
+			v->tsv = strcmp(optarg, "tsv") == 0;
+			break;
+		case 'z':
+			if (parse_double(optarg, &v->hz) || v->hz < 10 || v->hz > 10000) {
+				wb_error("--hz: '%s' is not a number in 10..10000", optarg);
+				return -1;
+			}
+			break;
+		case 'S':
+			if (parse_u64(optarg, &v->seed)) {
+				wb_error("--seed: '%s' is not a non-negative integer", optarg);
+				return -1;
+			}
+			break;
+		default:
+			wb_error("validate: unknown or incomplete option '%s' (see 'wblab validate --help')",
+				 argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fputs(usage_text, stderr);
+		return -1;
+	}
+	return 0;
+}
 
 static int run_validate(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	wb_error("'validate' is not implemented yet");
-	return 1;
+	struct vopts v = { NULL, 0, 250, 1 };
+	if (parse_opts(argc, argv, &v))
+		return EXIT_USAGE;
+	char tmp[] = "/tmp/wblab-validate.XXXXXX";
+	if (!v.out && !(v.out = mkdtemp(tmp))) {
+		wb_error("cannot create a temporary directory");
+		return 1;
+	}
+	int n = argc - optind, done = 0, failed = 0;
+	struct validate_result *vr = calloc((size_t)n, sizeof(*vr));
+	if (!vr) {
+		wb_error("out of memory");
+		return 1;
+	}
+	struct validate_opts o = { v.out, v.hz, v.seed, argc, argv };
+	for (int i = optind; i < argc; i++) {
+		char err[512];
+		if (validate_dir(argv[i], &o, &vr[done], err, sizeof(err))) {
+			wb_error("%s", err);
+			failed++;
+			continue;
+		}
+		done++;
+	}
+	if (v.tsv)
+		validate_print_tsv(stdout, vr, done);
+	else
+		validate_print_table(stdout, vr, done);
+	if (v.out == tmp)
+		remove_tree(tmp);
+	free(vr);
+	return failed ? 1 : 0;
 }
 
-const struct wb_command cmd_validate = { "validate", "(not implemented yet)", "wblab validate: not implemented yet\n", run_validate };
+const struct wb_command cmd_validate = { "validate", "simulate real results under 'current' and print sim/real ratios",
+					 usage_text, run_validate };

@@ -1,0 +1,42 @@
+/* Sim-vs-real validation: re-run a real result in the simulator with the
+ * `current` model and the calibrated device, and compare the metrics. */
+#ifndef WBLAB_VALIDATE_H
+#define WBLAB_VALIDATE_H
+#include <stdint.h>
+#include <stdio.h>
+
+#define VALIDATE_METRICS 6
+
+struct validate_opts {
+	const char *out;        /* results root for the simulated runs */
+	double hz;              /* the real kernel's HZ */
+	uint64_t seed;
+	int argc;
+	char **argv;            /* recorded in the simulated result's cmdline */
+};
+
+struct validate_metric {
+	const char *name;       /* as in `stats` where it exists there */
+	double real, sim;
+	double tolerance;       /* the target as a fraction (0: none) */
+};
+
+struct validate_result {
+	char case_name[260];    /* GROUP/CASE */
+	char sim_dir[4300];
+	struct validate_metric m[VALIDATE_METRICS];
+};
+
+/* Returns 0, or -1 with a one-line reason in err. */
+int validate_dir(const char *dir, const struct validate_opts *o, struct validate_result *vr,
+		 char *err, size_t errlen);
+/* sim / real; NAN when real is 0 */
+double validate_ratio(const struct validate_metric *m);
+/* Time-weighted p95 of dirty+writeback(+unstable) pages and the mean
+ * task_ratelimit (KB/s) of balance_dirty_pages in the second half of a trace. */
+int trace_dirty_p95_and_steady_rl(const char *trace, double *p95, double *steady_rl,
+				  char *err, size_t errlen);
+void validate_print_table(FILE *f, const struct validate_result *vr, int n);
+void validate_print_tsv(FILE *f, const struct validate_result *vr, int n);
+
+#endif
