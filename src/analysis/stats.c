@@ -113,6 +113,19 @@ static void feed_gds(struct stats_acc *s, const struct wb_event *e)
 	}
 }
 
+/* Whether the task's dirtied counter restarts after this event, so that the
+ * pages it reports are counted exactly once.  3.2: one reset per call, and
+ * only a call's first event has paused == 0 (later ones follow a sleep in
+ * the same call).  3.3+ (period/think fields): the counter restarts after a
+ * real pause, when a period was accounted, or after a long negative pause;
+ * otherwise it keeps growing into the next event. */
+static int bdp_resets_dirtied(const struct wb_event *e)
+{
+	if (wb_event_has(e, F_PERIOD))
+		return e->v[F_PAUSE] > 0 || e->v[F_PERIOD] != 0 || e->v[F_PAUSE] < -1000;
+	return e->v[F_PAUSED] == 0;
+}
+
 static void feed_bdp(struct stats_acc *s, const struct wb_event *e)
 {
 	s->nbdp++;
@@ -120,7 +133,7 @@ static void feed_bdp(struct stats_acc *s, const struct wb_event *e)
 	if ((double)e->v[F_PAUSED] > s->paused_max)
 		s->paused_max = (double)e->v[F_PAUSED];
 	struct task_bw *t = task_slot(s, e->pid);
-	if (t)
+	if (t && bdp_resets_dirtied(e))
 		t->bdp_dirtied += (uint64_t)(e->v[F_DIRTIED] > 0 ? e->v[F_DIRTIED] : 0);
 	int64_t p = e->v[F_PAUSE];
 	if (p <= 0)

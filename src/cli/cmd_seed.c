@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "../analysis/compare.h"
+#include "../sim/sim.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
@@ -208,6 +209,10 @@ static int run_seed(int argc, char **argv)
 		struct wb_case cs;
 		if (case_parse(seed_cases[i], &cs, err, sizeof(err)))
 			abort();
+		if (sim_check(&cs, &p, err, sizeof(err))) {
+			wb_error("%s", err);
+			return EXIT_USAGE;
+		}
 		for (int k = 0; k < 2; k++)
 			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
 				.kernel_name = seed_kernels[k], .p = &p, .seed = 1, .runtime = runtime,

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "../sim/sim.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
@@ -135,12 +136,8 @@ static int run_sim(int argc, char **argv)
 			free(js);
 			return EXIT_USAGE;
 		}
-		int known_fs = case_fs_is_disk(cs.fs) || strcmp(cs.fs, "nfs") == 0;
-		if (!known_fs || !cs.cpus || !cs.mem_mb || cs.bs % PAGE_SIZE_BYTES) {
-			wb_error("case '%s': %s", argv[optind + i],
-				 !known_fs ? "unknown file system (ext2/ext3/ext4/xfs/btrfs/nfs)"
-				 : cs.bs % PAGE_SIZE_BYTES ? "block size must be a multiple of 4k"
-							   : "CPUS and MEM must be given (no '*')");
+		if (sim_check(&cs, &p, err, sizeof(err))) {
+			wb_error("%s", err);
 			free(js);
 			return EXIT_USAGE;
 		}

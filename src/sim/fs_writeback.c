@@ -173,6 +173,11 @@ static int64_t write_inodes(struct sim *s, struct sthread *th, struct bdi *bdi,
 	int64_t wrote = 0;
 	while (!list_empty(&bdi->b_io)) {
 		struct inode *inode = INODE(list_last(&bdi->b_io));
+		/* every visit costs CPU: a flusher that keeps finding an inode
+		 * under another writer's I_SYNC spins in time, as in the kernel */
+		cpu_run(s, th, (ktime_t)s->p.writeback_inode_ns);
+		if (list_empty(&bdi->b_io) || INODE(list_last(&bdi->b_io)) != inode)
+			continue;
 		int64_t chunk = writeback_chunk_size(s, bdi, w);
 		struct writeback_control wbc = { .nr_to_write = chunk, .chunk = chunk, .for_kupdate = w->for_kupdate,
 			.for_background = w->for_background, .range_cyclic = 1, .sync_all = w->sync_all };

@@ -11,6 +11,7 @@ static const struct param_desc descs[] = {
 	{ "cpu_page_ns", PT_DOUBLE, P(cpu_page_ns), 2500, "CPU time to copy one 4 KiB page in write()" },
 	{ "syscall_ns", PT_DOUBLE, P(syscall_ns), 800, "fixed CPU time of one write() call" },
 	{ "writeback_page_ns", PT_DOUBLE, P(writeback_page_ns), 1000, "CPU to put one page under writeback (write_cache_pages, bio or NFS request setup)" },
+	{ "writeback_inode_ns", PT_DOUBLE, P(writeback_inode_ns), 2000, "CPU of one inode visit in writeback_sb_inodes (locks, list moves)" },
 	{ "batch_max_us", PT_DOUBLE, P(batch_max_us), 1000, "longest writer CPU burst between model checks" },
 	{ "dirty_writeback_centisecs", PT_U64, P(dirty_writeback_centisecs), 500, "vm.dirty_writeback_centisecs" },
 	{ "dirty_expire_centisecs", PT_U64, P(dirty_expire_centisecs), 3000, "vm.dirty_expire_centisecs" },

@@ -38,6 +38,7 @@ struct sim_params {
 	double syscall_ns;       /* fixed cost of one write() call */
 	double batch_max_us;     /* longest CPU run a writer does between model checks */
 	double writeback_page_ns; /* CPU to put one page under writeback (write_cache_pages) */
+	double writeback_inode_ns; /* CPU of one writeback_single_inode visit */
 	uint64_t dirty_writeback_centisecs;
 	uint64_t dirty_expire_centisecs;
 	double dirtyable_pct;    /* share of MemTotal that is free or page cache */

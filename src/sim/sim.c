@@ -18,7 +18,7 @@ int sim_run_events(struct sim *s);
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
-static int check_inputs(const struct wb_case *c, const struct sim_params *p, char *err, size_t errlen)
+int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, size_t errlen)
 {
 	if (!c->cpus || !c->mem_mb)
 		FAIL("case '%s': the simulator needs explicit CPUS and MEM (no '*')", c->name);
@@ -33,8 +33,9 @@ static int check_inputs(const struct wb_case *c, const struct sim_params *p, cha
 		FAIL("parameter hz=%llu out of range 10..10000", (unsigned long long)p->hz);
 	if (p->disk.bw_mbps <= 0 || p->disk.nr_requests < 2 || p->disk.max_request_kb < 4)
 		FAIL("disk parameters out of range (bw_mbps > 0, nr_requests >= 2, max_request_kb >= 4)");
-	if (p->cpu_page_ns <= 0 || p->batch_max_us <= 0 || p->stack_kb < 64)
-		FAIL("cpu_page_ns and batch_max_us must be > 0, stack_kb >= 64");
+	if (p->cpu_page_ns <= 0 || p->batch_max_us <= 0 || p->stack_kb < 64 ||
+	    p->writeback_inode_ns < 1)
+		FAIL("cpu_page_ns, batch_max_us, writeback_inode_ns must be > 0, stack_kb >= 64");
 	if (p->bdi_max_ratio > 100 || p->bdi_min_ratio > p->bdi_max_ratio)
 		FAIL("bdi_min_ratio <= bdi_max_ratio <= 100 required");
 	if (p->dirtyable_pct <= 0 || p->dirtyable_pct > 100)
@@ -73,7 +74,7 @@ int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
-	if (check_inputs(c, p, err, errlen))
+	if (sim_check(c, p, err, errlen))
 		return -1;
 	s->c = *c;
 	s->p = *p;

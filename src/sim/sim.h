@@ -220,6 +220,8 @@ static inline uint64_t jiffies(const struct sim *s) { return (uint64_t)(s->now *
 static inline ktime_t jiffies_to_ktime(const struct sim *s, uint64_t j) { return (ktime_t)j * NSEC_PER_SEC / (ktime_t)s->p.hz; }
 
 /* engine (sim.c) */
+/* Whether a case and parameters can be simulated; a one-line reason if not. */
+int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, size_t errlen);
 int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen);
 int sim_run(struct sim *s, double seconds);

@@ -124,7 +124,6 @@ void bdi_update_dirty_ratelimit(struct sim *s, struct bdi *bdi, uint64_t thresh,
 	wb_event_set(&e, F_DIRTY_RATELIMIT, (int64_t)bdi->dirty_ratelimit * 4);
 	wb_event_set(&e, F_TASK_RATELIMIT, (int64_t)task_rl * 4);
 	wb_event_set(&e, F_BALANCED_DIRTY_RATELIMIT, (int64_t)balanced * 4);
-	wb_event_set(&e, F_CGROUP_INO, 1);
 	ev_emit(s, &e);
 }
 
@@ -151,9 +150,6 @@ static void trace_bdp(struct sim *s, struct task *t, struct bdi *bdi, const stru
 	wb_event_set(&e, F_DIRTIED_PAUSE, (int64_t)t->nr_dirtied_pause);
 	wb_event_set(&e, F_PAUSED, (int64_t)((jiffies(s) - b->start) * 1000 / s->p.hz));
 	wb_event_set(&e, F_PAUSE, (int64_t)(b->pause * 1000 / s->p.hz));
-	wb_event_set(&e, F_PERIOD, 0);
-	wb_event_set(&e, F_THINK, 0);
-	wb_event_set(&e, F_CGROUP_INO, 1);
 	ev_emit(s, &e);
 }
 

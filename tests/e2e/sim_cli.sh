@@ -52,6 +52,7 @@ check "--set disk.bw_mbps=20 is recorded and slows the disk" 'grep -qx "disk.bw_
 # bad input: one line, exit 2, nothing written
 bad() {
   local what=$1; shift
+  rm -rf "$T/bad"
   "$W" sim -o "$T/bad" "$@" >"$T/bo" 2>"$T/be"; local rc=$?
   if [ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF -- "$what" "$T/be" && [ ! -e "$T/bad" ]; then
     ok "bad input rejected: $*"; else nok "bad input rejected: $* (rc=$rc: $(head -c 200 "$T/be"))"; fi
@@ -61,7 +62,9 @@ bad "threshold" ext4-1dd-4k-4p-4096M-10M
 bad "unknown kernel model '2.6'" -k 2.6 "$C"
 bad "unknown parameter 'disk.nope'" --set disk.nope=1 "$C"
 bad "bad value" --set hz=fast "$C"
-bad "NFS model" nfs-1dd-4k-4p-4096M-10M:10
+bad "multiple of 4k" ext4-1dd-3k-4p-4096M-10M:10
+bad "no '*'" 'ext4-1dd-4k-*-4096M-10M:10'
+bad "must be > 0" --set writeback_inode_ns=0 "$C"
 bad "--runtime" -t -5 "$C"
 bad "unknown file system" zfs-1dd-4k-4p-4096M-10M:10
 check "help lists models and parameters" '"$W" help sim | grep -q "3.2-ioless" && "$W" sim --help | grep -q "disk.seek_ms"'
