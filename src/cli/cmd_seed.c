@@ -101,10 +101,14 @@ static void plots_and_report(const char *out, char **van, char **wq4)
 {
 	int bad = 0;
 	for (int i = 0; i < NSEED && !bad; i++) {
-		char *a1[] = { "wblab", "plot", van[i], NULL }, *a2[] = { "wblab", "plot", wq4[i], NULL };
+		/* 4000 points per series keep every spike (min/max buckets) and
+		 * the report small enough to open */
+		char *a1[] = { "wblab", "plot", "--max-points", "4000", van[i], NULL };
+		char *a2[] = { "wblab", "plot", "--max-points", "4000", wq4[i], NULL };
 		bad |= run_self(a1) != 0 || run_self(a2) != 0;
 		if (strstr(van[i], "-1M:")) {
-			char *a3[] = { "wblab", "plot", "--overlay", wq4[i], van[i], NULL };
+			char *a3[] = { "wblab", "plot", "--max-points", "4000", "--overlay", wq4[i], van[i],
+				       NULL };
 			bad |= run_self(a3) != 0;
 		}
 	}

@@ -14,6 +14,7 @@
 #endif
 
 #ifdef CORO_ASAN
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
 void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
 				     size_t *size_old);
@@ -115,6 +116,10 @@ int coro_init(struct coro *co, size_t stack_size, void (*fn)(void *), void *arg)
 		co->stack = NULL;
 		return -1;
 	}
+#ifdef CORO_ASAN
+	/* a new mapping can land where an old stack left poisoned shadow */
+	__asan_unpoison_memory_region(co->stack, stack_size);
+#endif
 	co->fn = fn;
 	co->arg = arg;
 	co->done = 0;
@@ -171,8 +176,12 @@ void coro_exit(struct coro *self, struct coro *to)
 
 void coro_free(struct coro *co)
 {
-	if (co->stack)
+	if (co->stack) {
+#ifdef CORO_ASAN
+		__asan_unpoison_memory_region(co->stack, co->stack_size);
+#endif
 		munmap(co->stack, co->stack_size);
+	}
 #ifndef CORO_ASM
 	free(co->sp);
 #endif

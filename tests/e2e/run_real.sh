@@ -10,7 +10,9 @@ WBLAB=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-run-real.XXXXXX)
 SCRATCH=/var/tmp/wblab-e2e-$$
 OUT=$T/results
-CASES=('ext4-1dd-4k-*-*-100M:10' 'ext4-2dd-4k-*-*-100M:10')
+# 20M: small enough that even a fast loop device throttles the writers within
+# the 3 s (at 100M a quick device kept them below freerun on a busy machine)
+CASES=('ext4-1dd-4k-*-*-20M:10' 'ext4-2dd-4k-*-*-20M:10')
 RUN=("$WBLAB" run -t 3 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH")
 # One real-kernel test at a time on this machine (parallel `make check`s of
 # several builds would otherwise see each other's sysctls and mounts).
@@ -100,7 +102,7 @@ check "real run of ext4 1dd and 2dd exits 0" [ "$rc" = 0 ]
 same_as_before "real run: sysctls, mounts, loop devices, tracefs as before"
 check "real run: scratch dir removed" [ ! -e "$SCRATCH" ]
 for n in 1 2; do
-	d=$(ls -d "$OUT"/thresh=100M/ext4-${n}dd-4k-$(nproc)p-*M-100M:10-"$(uname -r)" 2>/dev/null | head -1)
+	d=$(ls -d "$OUT"/thresh=20M/ext4-${n}dd-4k-$(nproc)p-*M-20M:10-"$(uname -r)" 2>/dev/null | head -1)
 	if [ -z "$d" ]; then nok "${n}dd: result dir with the machine's CPUs and MEM" "$(ls -R "$OUT")"; continue; fi
 	ok "${n}dd: result dir with the machine's CPUs and MEM"
 	for f in trace stats params env meta cmdline; do
@@ -114,12 +116,12 @@ for n in 1 2; do
 	check "${n}dd: stats tasks = $n" [ "$(stat_of "$d" tasks)" = "$n" ]
 	check "${n}dd: stats device writes > 0" gt0 "$(stat_of "$d" dev_written_mb)"
 	check "${n}dd: meta source real" grep -qx 'source real' "$d/meta"
-	check "${n}dd: env has the case's dirty_bytes" grep -qx 'vm.dirty_bytes = 104857600' "$d/env"
+	check "${n}dd: env has the case's dirty_bytes" grep -qx 'vm.dirty_bytes = 20971520' "$d/env"
 	check "${n}dd: env has scheduler, mount and bdi knobs" \
 		eval 'grep -q "^io_scheduler = " "$d/env" && grep -q "^mount_options = " "$d/env" && grep -q "^bdi.max_ratio = " "$d/env"'
 	check "${n}dd: params has writers = $n" grep -qx "writers = $n" "$d/params"
 	# the trace-derived stats are those `wblab import` computes from the same trace
-	"$WBLAB" import "$d/trace" -o "$T/imp$n" --case "${n}dd/ext4-${n}dd-4k-1p-1024M-100M:10" \
+	"$WBLAB" import "$d/trace" -o "$T/imp$n" --case "${n}dd/ext4-${n}dd-4k-1p-1024M-20M:10" \
 		--kernel k >/dev/null 2>&1
 	imp=$(ls -d "$T/imp$n"/*/* 2>/dev/null | head -1)
 	same=1
@@ -136,7 +138,7 @@ pid=$!
 for _ in $(seq 100); do grep -q "$SCRATCH/mnt" /proc/mounts && break; sleep 0.1; done
 sleep 1
 check "Ctrl-C: the run had mounted and set the sysctl" \
-	eval 'grep -q "$SCRATCH/mnt" /proc/mounts && [ "$(cat /proc/sys/vm/dirty_bytes)" = 104857600 ]'
+	eval 'grep -q "$SCRATCH/mnt" /proc/mounts && [ "$(cat /proc/sys/vm/dirty_bytes)" = 20971520 ]'
 kill -INT "$pid"; wait "$pid"; rc=$?
 check "Ctrl-C: exit 1 saying all was undone" eval '[ "$rc" = 1 ] && grep -q "every change was undone" "$T/o"'
 same_as_before "Ctrl-C: machine as before"

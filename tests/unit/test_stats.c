@@ -11,7 +11,9 @@
  *   = 2250 / 11 = 204.545.. -> 204.5; dirty mean (100*0.5 + 300*0.5 + 200*10) / 11 = 200.
  * time over limit: the t=0.5 level 400 > max(300, 350) lasts 0.5 s.
  * balance_dirty_pages: pid 100 pauses 10 20 30 40, dirtied 32 each (128 pages);
- *   pid 200 pauses 5 100 0 -5, dirtied 128 128 128 0 (384 pages).
+ *   pid 200 pauses 5 100 0 -5, dirtied 128 128 128 128: the pause-0 event has
+ *   period 0, so (3.3+ rules) the task's counter does not restart and its 128
+ *   pages show again in the next event; counted once: 384 pages.
  *   Positive pauses sorted 5 10 20 30 40 100: mean 205/6 = 34.1667; nearest rank
  *   p50 = 3rd = 20, p90 = ceil(5.4) = 6th = 100, p99 = 100.
  *   task bw = pages / 256 / 11 s: 0.0455 and 0.1364; Jain (1+3)^2 / (2 (1+9)) = 0.8.
@@ -81,7 +83,7 @@ static char *hand_trace_stats(void)
 	for (int i = 1; i <= 10; i++)
 		gds(s, "flush-8:0", 9, i, 200, 0, 1000, 1000, 1000L * i, 2560L * i);
 	bdp(s, 200, 10.5, 128, 0, 2000, 0);
-	bdp(s, 200, 10.6, 0, -5, 2000, 0);
+	bdp(s, 200, 10.6, 128, -5, 2000, 0);
 	gds(s, "flush-8:0", 9, 11, 200, 0, 1000, 1000, 11000, 25600 + 99999);
 	char *buf = NULL;
 	size_t len = 0;
