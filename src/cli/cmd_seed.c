@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
+#include "sim_options.h"
 #include "../analysis/compare.h"
 #include "../sim/sim.h"
 #include "../sim/simulate.h"
@@ -171,26 +172,14 @@ static int run_seed(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:t:j:", opts, NULL)) != -1) {
 		switch (c) {
+		case 't':
+		case 'j':
+		case 's':
+			if (sim_common_option(c, optarg, &runtime, &jobs, &p))
+				return EXIT_USAGE;
+			break;
 		case 'o':
 			out = optarg;
-			break;
-		case 't':
-			if (parse_double(optarg, &runtime) || runtime <= 0 || runtime > 1e6) {
-				wb_error("--runtime: '%s' is not a number of seconds in (0, 1e6]", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			if (parse_u64(optarg, &jobs) || jobs < 1 || jobs > 256) {
-				wb_error("--jobs: '%s' is not a number in 1..256", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (params_set(&p, optarg, err, sizeof(err))) {
-				wb_error("%s", err);
-				return EXIT_USAGE;
-			}
 			break;
 		case 'n':
 			no_plots = 1;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "sim_options.h"
 #include "../sim/sim.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
@@ -75,14 +76,14 @@ static int run_sim(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+k:t:o:j:", opts, NULL)) != -1) {
 		switch (c) {
+		case 't':
+		case 'j':
+		case 's':
+			if (sim_common_option(c, optarg, &runtime, &jobs, &p))
+				return EXIT_USAGE;
+			break;
 		case 'k':
 			snprintf(kernels, sizeof(kernels), "%s", optarg);
-			break;
-		case 't':
-			if (parse_double(optarg, &runtime) || runtime <= 0 || runtime > 1e6) {
-				wb_error("--runtime: '%s' is not a number of seconds in (0, 1e6]", optarg);
-				return EXIT_USAGE;
-			}
 			break;
 		case 'o':
 			out = optarg;
@@ -90,18 +91,6 @@ static int run_sim(int argc, char **argv)
 		case 'S':
 			if (parse_u64(optarg, &seed)) {
 				wb_error("--seed: '%s' is not a non-negative integer", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (params_set(&p, optarg, err, sizeof(err))) {
-				wb_error("%s", err);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			if (parse_u64(optarg, &jobs) || jobs < 1 || jobs > 256) {
-				wb_error("--jobs: '%s' is not a number in 1..256", optarg);
 				return EXIT_USAGE;
 			}
 			break;

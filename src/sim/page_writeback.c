@@ -164,14 +164,14 @@ static void global_update_limit(struct sim *s, uint64_t thresh, uint64_t dirty, 
 	s->update_time = now;
 }
 
-/* bdi_update_write_bandwidth (spec 3.5 step 5) */
-static void bdi_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t elapsed,
-				       uint64_t written)
+/* bdi_update_write_bandwidth (spec 3.5 step 5); 6.x keeps the same estimator */
+void bdi_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t elapsed, uint64_t written)
 {
 	uint64_t period = roundup_pow2(3 * s->p.hz);
 	uint64_t avg = bdi->avg_write_bandwidth;
 	uint64_t old = bdi->write_bandwidth;
-	uint64_t bw = (written - bdi->written_stamp) * s->p.hz;
+	/* a counter behind its stamp (6.x's timer-driven callers) counts as nothing written */
+	uint64_t bw = (written - (written < bdi->written_stamp ? written : bdi->written_stamp)) * s->p.hz;
 	if (elapsed > period) {
 		bw /= elapsed;
 		avg = bw;

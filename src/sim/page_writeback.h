@@ -35,6 +35,9 @@ void bdi_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t thresh, uint6
 			  uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty,
 			  uint64_t start_time, int from_flusher);
 
+/* the write_bandwidth / avg_write_bandwidth estimator alone (spec 3.5 step 5) */
+void bdi_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t elapsed, uint64_t written);
+
 /* nr_dirty as the throttles see it: dirty + unstable + writeback */
 void read_global_dirty(const struct sim *s, uint64_t *nr_reclaimable, uint64_t *nr_dirty);
 

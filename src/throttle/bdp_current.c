@@ -294,26 +294,12 @@ static void wb_update_dirty_ratelimit(struct sim *s, struct bdi *bdi,
 	ev_emit(s, &e);
 }
 
-/* 3.2's estimator, with a guard for a counter behind its stamp and avg >= 1 */
+/* the 3.2 estimator (shared), with avg kept >= 1 for the ilog2 users */
 static void wb_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t elapsed,
 				      uint64_t written)
 {
-	uint64_t period = roundup_pow2(3 * s->p.hz);
-	uint64_t avg = bdi->avg_write_bandwidth, old = bdi->write_bandwidth;
-	uint64_t bw = (written - min_u64(written, bdi->written_stamp)) * s->p.hz;
-	if (elapsed > period) {
-		bw /= elapsed;
-		avg = bw;
-	} else {
-		bw += (period - elapsed) * bdi->write_bandwidth;
-		bw >>= ilog2_u64(period);
-		if (avg > old && old >= bw)
-			avg -= (avg - old) >> 3;
-		if (avg < old && old <= bw)
-			avg += (old - avg) >> 3;
-	}
-	bdi->write_bandwidth = bw;
-	bdi->avg_write_bandwidth = max_u64(avg, 1);
+	bdi_update_write_bandwidth(s, bdi, elapsed, written);
+	bdi->avg_write_bandwidth = max_u64(bdi->avg_write_bandwidth, 1);
 }
 
 /* __wb_update_bandwidth: no minimum interval and no quiet-period test any more */
