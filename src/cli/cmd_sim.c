@@ -150,7 +150,7 @@ static int run_sim_entry(int argc, char **argv)
 }
 
 const struct wb_command cmd_sim = {
-	"sim", "simulate CASEs under 3.1/3.2 throttling models", usage_text, run_sim_entry,
+	"sim", "simulate CASEs under throttling models (3.1, 3.2, NFS wait queue, 6.x current)", usage_text, run_sim_entry,
 };
 
 /* The usage text lists the models and parameters, so it is built at startup. */
