@@ -736,15 +736,53 @@ static void key_stats_table(FILE *f, const struct result *r)
 	fputs("</table>\n", f);
 }
 
+static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, int ri,
+		      const char *tag);
+
 static void graphs_html(FILE *f, struct report *rp, const struct result *r, int ri)
 {
-	const struct plot_summary *s = &r->plots;
+	graphs_of(f, rp, &r->plots, ri, "g");
+}
+
+/* Overlays drawn beside a result (plots/overlay-KERNEL2/, by `wblab plot
+ * --overlay` or `wblab validate --report`), each inlined under its own heading. */
+static void overlays_html(FILE *f, struct report *rp, const struct result *r, int ri)
+{
+	const char *dir = r->plots.outdir;     /* DIR/plots, or the /tmp copy */
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char names[16][256];
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d)) && n < 16;)
+		if (!strncmp(e->d_name, "overlay-", 8) && strlen(e->d_name) < sizeof(names[0]))
+			snprintf(names[n++], sizeof(names[0]), "%s", e->d_name);
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), (int (*)(const void *, const void *))strcmp);
+	for (int i = 0; i < n; i++) {
+		struct plot_summary s;
+		char sub[sizeof(s.outdir)], tag[16];
+		int k = snprintf(sub, sizeof(sub), "%.3800s/%.255s", dir, names[i]);
+		if (k < 0 || (size_t)k >= sizeof(sub) || plot_read_index(sub, &s) || !s.nmade)
+			continue;
+		memcpy(s.outdir, sub, sizeof(sub));
+		fputs("<h3>Overlay: ", f);
+		ESC(f, names[i] + 8);
+		fputs(" on the same axes</h3>\n", f);
+		snprintf(tag, sizeof(tag), "o%d", i);
+		graphs_of(f, rp, &s, ri, tag);
+	}
+}
+
+static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, int ri,
+		      const char *tag)
+{
 	fputs("<div class=\"graphs\">\n", f);
 	for (int i = 0; i < s->nmade; i++) {
 		const char *g = plot_graph_name(s->made[i]);
 		char path[4400], prefix[48];
 		snprintf(path, sizeof(path), "%s/%s.svg", s->outdir, g);
-		snprintf(prefix, sizeof(prefix), "r%d-g%d-", ri, i);
+		snprintf(prefix, sizeof(prefix), "r%d-%s%d-", ri, tag, i);
 		fprintf(f, "<figure class=\"graph\" data-graph=\"%s\"><figcaption>%s</figcaption>\n", g, g);
 		if (inline_svg(f, path, prefix) == 0)
 			rp->sum->ngraphs++;
@@ -784,6 +822,7 @@ static void result_html(FILE *f, struct report *rp, const struct result *r, int 
 	if (r->have_plots) {
 		fputs("<h3>Graphs</h3>\n", f);
 		graphs_html(f, rp, r, ri);
+		overlays_html(f, rp, r, ri);
 	}
 	fputs("<h3>Parameters</h3>\n", f);
 	if (r->params.n) {

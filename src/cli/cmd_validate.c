@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "../analysis/plot.h"
+#include "../analysis/report.h"
 #include "../analysis/validate.h"
 #include "../util/util.h"
 
@@ -22,11 +24,15 @@ static const char usage_text[] =
 	"      --format F    table (default) or tsv: case<TAB>metric<TAB>real<TAB>sim<TAB>ratio\n"
 	"      --hz N        the real kernel's HZ (default 250, this machine's)\n"
 	"      --seed N      simulator seed (default 1)\n"
+	"      --report FILE also write an HTML report (wblab report) of the real and\n"
+	"                    simulated results, with each real result's graphs and the\n"
+	"                    simulated run overlaid on the same axes (plots/overlay-current)\n"
 	"  -h, --help        this text\n\n"
 	"Exit status: 0 all validated; 1 a DIR could not be read or simulated; 2 bad options.\n";
 
 struct vopts {
 	const char *out;
+	const char *report;
 	int tsv;
 	double hz;
 	uint64_t seed;
@@ -37,7 +43,7 @@ static int parse_opts(int argc, char **argv, struct vopts *v)
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' }, { "format", required_argument, NULL, 'f' },
 		{ "hz", required_argument, NULL, 'z' },  { "seed", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
+		{ "report", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 	optind = 1;
@@ -46,6 +52,9 @@ static int parse_opts(int argc, char **argv, struct vopts *v)
 		switch (c) {
 		case 'o':
 			v->out = optarg;
+			break;
+		case 'r':
+			v->report = optarg;
 			break;
 		case 'f':
 			if (strcmp(optarg, "tsv") && strcmp(optarg, "table")) {
@@ -79,9 +88,37 @@ static int parse_opts(int argc, char **argv, struct vopts *v)
 	return 0;
 }
 
+/* Real and simulated results side by side, the simulated run overlaid on
+ * each real result's graphs. */
+static int write_report(const char *html, char **real, const struct validate_result *vr, int n)
+{
+	char err[512];
+	const char **dirs = calloc((size_t)(2 * n), sizeof(*dirs));
+	if (!dirs)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct plot_opts po = { .overlay = vr[i].sim_dir, .max_points = 4000 };
+		struct plot_summary ps;
+		if (plot_result(real[i], &po, &ps, err, sizeof(err)))
+			wb_error("overlay of %s: %s", real[i], err);
+		dirs[i] = real[i];
+		dirs[n + i] = vr[i].sim_dir;
+	}
+	struct report_opts ro = { .out = html, .title = "wblab validate: real vs current",
+				  .max_points = 4000 };
+	struct report_summary rs;
+	int rc = report_write(dirs, 2 * n, &ro, &rs, err, sizeof(err));
+	if (rc)
+		wb_error("report: %s", err);
+	else
+		fprintf(stderr, "report: %s (%d results, %d graphs)\n", html, rs.nresults, rs.ngraphs);
+	free(dirs);
+	return rc;
+}
+
 static int run_validate(int argc, char **argv)
 {
-	struct vopts v = { NULL, 0, 250, 1 };
+	struct vopts v = { NULL, NULL, 0, 250, 1 };
 	if (parse_opts(argc, argv, &v))
 		return EXIT_USAGE;
 	char tmp[] = "/tmp/wblab-validate.XXXXXX";
@@ -91,7 +128,10 @@ static int run_validate(int argc, char **argv)
 	}
 	int n = argc - optind, done = 0, failed = 0;
 	struct validate_result *vr = calloc((size_t)n, sizeof(*vr));
-	if (!vr) {
+	char **real = calloc((size_t)n, sizeof(*real));
+	if (!vr || !real) {
+		free(vr);
+		free(real);
 		wb_error("out of memory");
 		return 1;
 	}
@@ -103,15 +143,18 @@ static int run_validate(int argc, char **argv)
 			failed++;
 			continue;
 		}
-		done++;
+		real[done++] = argv[i];
 	}
 	if (v.tsv)
 		validate_print_tsv(stdout, vr, done);
 	else
 		validate_print_table(stdout, vr, done);
+	if (v.report && done && write_report(v.report, real, vr, done))
+		failed++;
 	if (v.out == tmp)
 		remove_tree(tmp);
 	free(vr);
+	free(real);
 	return failed ? 1 : 0;
 }
 

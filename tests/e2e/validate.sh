@@ -88,3 +88,9 @@ ls -d /tmp/wblab-validate.* 2>/dev/null | sort >"$T/tmp.before"
 ls -d /tmp/wblab-validate.* 2>/dev/null | sort >"$T/tmp.after"
 check "table form marks the targets" grep -qE ' (ok|MISS)$' "$T/table"
 check "validate without -o removes its temporary results" eval '! comm -13 "$T/tmp.before" "$T/tmp.after" | grep -q .'
+"$WBLAB" validate --report "$T/val.html" "$D" >/dev/null 2>"$T/rep.err"; rc=$?
+check "validate --report exits 0" [ "$rc" = 0 ]
+check "report overlays the simulated run on the real graphs" \
+	eval 'grep -q "Overlay: current" "$T/val.html" && [ -s "$D/plots/overlay-current/global_dirty_state.svg" ]'
+check "report holds the real and the simulated result" \
+	eval 'grep -q "$(uname -r)" "$T/val.html" && grep -q ">current<\|kernel <b>current" "$T/val.html"'
