@@ -148,7 +148,9 @@ else
   check "DOM: other key metrics tabled" 'grep -q "id=\"cmp-pause_ms_p99\"" "$T/dom.html" && grep -q "id=\"cmp-fairness_jain\"" "$T/dom.html"'
   check "DOM: mailing-list text table" 'grep -q "TOTAL write_bw" "$T/dom.html" && grep -q "^------------------------  ------------------------" "$T/dom.html"'
   check "DOM: both case names as headings" 'grep -q "<h2>thresh=100M/$C-3.1-vanilla</h2>" "$T/dom.html" && grep -q "<h2>thresh=100M/$C-3.2-ioless</h2>" "$T/dom.html"'
-  check "DOM: 8 inline graph SVGs (6 + 2)" '[ "$(grep -o "<svg" "$T/dom.html" | wc -l)" -eq 8 ]'
+  nov=$(find "$D31/plots" "$D32/plots" -path "*overlay-*" -name "*.svg" 2>/dev/null | wc -l)
+  check "DOM: 8 inline graph SVGs (6 + 2) plus $nov overlay SVGs" '[ "$(grep -o "<svg" "$T/dom.html" | wc -l)" -eq $((8 + nov)) ]'
+  check "DOM: overlays under their own heading" '[ "$nov" -eq 0 ] || grep -q "Overlay: " "$T/dom.html"'
   for g in global_dirty_state balance_dirty_pages-pause balance_dirty_pages-task-bw; do
     check "DOM: figure $g with its SVG" 'grep -A2 "data-graph=\"$g\"" "$T/dom.html" | grep -q "<svg"'
   done
