@@ -28,7 +28,7 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 
-C='ext4-2dd-4k-*-*-100M:10'
+C='ext4-2dd-4k-*-*-20M:10'   # small enough that the writers always throttle
 "$W" run -t 4 --image-size 2G --scratch "$SCRATCH" --kernel-name real -o "$T/real" "$C" >"$T/run.out" 2>"$T/run.err"
 check "real run exits 0" '[ $? -eq 0 ]' || sed 's/^/#   /' "$T/run.err"
 R=$(find "$T/real" -name trace -printf '%h\n' | head -1)
@@ -43,7 +43,7 @@ check "imported write_bw equals the real run's" \
 	'[ "$(awk "/^write_bw /{print \$2}" "$R/stats")" = "$(awk "/^write_bw /{print \$2}" "$I/stats")" ]'
 
 cpus=$(awk '/^cpus /{print $2}' "$R/meta"); mem=$(awk '/^mem /{print $2}' "$R/meta")
-"$W" sim -t 4 -k 3.2-ioless -o "$T/sim" "$group/ext4-2dd-4k-${cpus}p-${mem}M-100M:10" >/dev/null 2>&1
+"$W" sim -t 4 -k 3.2-ioless -o "$T/sim" "$group/ext4-2dd-4k-${cpus}p-${mem}M-20M:10" >/dev/null 2>&1
 "$W" compare "$T/real" "$T/imp" >"$T/cmp" 2>"$T/cmp.err"
 check "compare real vs imported: one row, +0.0%" \
 	'grep -q "real" "$T/cmp" && grep -q "imported" "$T/cmp" && grep -E -- "-X$" "$T/cmp" | grep -q "+0.0%"'
