@@ -9,11 +9,13 @@
  * writeback, as CFQ favours sync I/O; a seek is paid whenever the file
  * changes.  Journal: one commit at a time costing server_sync_ms; syncs that
  * arrive while one runs share the next (jbd2 batching).
- * i_mutex: with server_fsync_locks, a COMMIT or FILE_SYNC WRITE holds the
- * file's i_mutex while its journal commit runs (vfs_fsync_range of the 2.6.3x
- * kernels a 2011 server ran: data written without the mutex, ->fsync under
- * it); WRITEs to that file wait, each holding its nfsd thread (UNVERIFIED:
- * the server's kernel is unknown; nfs.server_fsync_locks=0 turns it off).
+ * i_mutex (server_fsync_locks): WRITEs to a file whose i_mutex a sync holds
+ * wait, each holding its nfsd thread.  A FILE_SYNC WRITE holds it while its
+ * journal commit runs (O_SYNC: ->fsync under the mutex).  A COMMIT holds it
+ * for its whole duration with 2 (nfsd_sync of the 2.6.2x/3x nfsd a 2011
+ * server likely ran: fdatawrite, ->fsync and fdatawait all under i_mutex), or
+ * for its journal commit only with 1 (later nfsd, vfs_fsync_range); 0: never.
+ * UNVERIFIED: the seed's server kernel is unknown.
  * MODEL: no server-side dirty throttling (its limits exceed any client's). */
 #include <stdlib.h>
 #include "nfs.h"
@@ -288,6 +290,8 @@ static void processed(struct sim *s, void *arg)
 		return;
 	}
 	/* FILE_SYNC WRITE: O_SYNC write of the range; COMMIT: fsync of the file */
+	if (r->op == NFSPROC_COMMIT && srv->np.server_fsync_locks >= 2)
+		f->locked = 1;               /* nfsd_sync: the whole COMMIT under i_mutex */
 	struct srv_job *j = job_new(ni->file, r->op == NFSPROC_WRITE ? r->pages : 0);
 	j->sync = 1;
 	j->commit = r->op == NFSPROC_COMMIT;
