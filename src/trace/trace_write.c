@@ -87,50 +87,84 @@ static void put_state(struct out *o, int64_t st)
 		put_str(o, "0");
 }
 
+/* "<comm>-<pid> [<cpu>] ": constant per thread, so the writer caches it */
+static void put_header(struct out *o, const struct wb_event *e)
+{
+	size_t cl = strlen(e->comm);
+	for (size_t i = cl; i < 16 && o->p < o->end; i++)
+		*o->p++ = ' ';
+	put_mem(o, e->comm, cl);
+	put_str(o, "-");
+	put_int_w(o, e->pid, 5, ' ', 1);
+	put_str(o, " [");
+	put_int_w(o, e->cpu, 3, '0', 0);
+	put_str(o, "] ");
+}
+
+/* " name=" (or "name " for balance_dirty_written) of each field of each
+ * format, built once: the labels are most of a line's bytes */
+struct label { char text[40]; unsigned char len; };
+static struct label labels[ERA_COUNT][EV_TYPE_COUNT][16];
+static unsigned char labels_ready[ERA_COUNT][EV_TYPE_COUNT];
+
+static const struct label *field_labels(enum trace_era era, enum wb_event_type t,
+					const struct trace_fmt *fmt)
+{
+	struct label *l = labels[era][t];
+	if (labels_ready[era][t])
+		return l;
+	for (int i = 0; i < fmt->nfields; i++) {
+		const char *name = fmt->names[i] ? fmt->names[i] : wb_field_name(fmt->fields[i]);
+		int n = snprintf(l[i].text, sizeof(l[i].text), "%s%s%s",
+				 i > 0 || fmt->prefix != PFX_NONE ? " " : "", name,
+				 fmt->bare_written ? " " : "=");
+		l[i].len = (unsigned char)(n > 0 && n < (int)sizeof(l[i].text) ? n : 0);
+	}
+	labels_ready[era][t] = 1;
+	return l;
+}
+
+/* Everything after the header: timestamp, event name and payload. */
+static void put_body(struct out *o, enum trace_era era, const struct trace_fmt *fmt,
+		     const struct wb_event *e)
+{
+	put_int_w(o, e->ts_us / 1000000, 5, ' ', 0);
+	put_str(o, ".");
+	put_int_w(o, e->ts_us % 1000000, 6, '0', 0);
+	put_str(o, ": ");
+	put_str(o, wb_event_name(e->type));
+	put_str(o, ": ");
+	if (fmt->prefix != PFX_NONE) {
+		put_str(o, "bdi ");
+		put_str(o, e->bdi);
+		if (fmt->prefix == PFX_BDI_COLON)
+			put_str(o, ":");
+	}
+	if (fmt->work_class)
+		put_str(o, " sb_dev 0:0");
+	const struct label *lab = field_labels(era, e->type, fmt);
+	for (int i = 0; i < fmt->nfields; i++) {
+		enum wb_field f = fmt->fields[i];
+		put_mem(o, lab[i].text, lab[i].len);
+		if (f == F_STATE && fmt->state_string)
+			put_state(o, e->v[f]);
+		else
+			put_int(o, e->v[f]);
+	}
+	if (fmt->work_class && era >= ERA_3_2) {
+		put_str(o, " reason=");
+		put_str(o, e->reason[0] ? e->reason : "background");
+	}
+}
+
 size_t trace_format_line(enum trace_era era, const struct wb_event *e, char *buf, size_t cap)
 {
 	const struct trace_fmt *fmt = trace_fmt_get(era, e->type);
 	struct out o = { buf, buf + cap };
 	if (!fmt || cap == 0)
 		return 0;
-	size_t cl = strlen(e->comm);
-	for (size_t i = cl; i < 16 && o.p < o.end; i++)
-		*o.p++ = ' ';
-	put_str(&o, e->comm);
-	put_str(&o, "-");
-	put_int_w(&o, e->pid, 5, ' ', 1);
-	put_str(&o, " [");
-	put_int_w(&o, e->cpu, 3, '0', 0);
-	put_str(&o, "] ");
-	put_int_w(&o, e->ts_us / 1000000, 5, ' ', 0);
-	put_str(&o, ".");
-	put_int_w(&o, e->ts_us % 1000000, 6, '0', 0);
-	put_str(&o, ": ");
-	put_str(&o, wb_event_name(e->type));
-	put_str(&o, ": ");
-	if (fmt->prefix != PFX_NONE) {
-		put_str(&o, "bdi ");
-		put_str(&o, e->bdi);
-		if (fmt->prefix == PFX_BDI_COLON)
-			put_str(&o, ":");
-	}
-	if (fmt->work_class)
-		put_str(&o, " sb_dev 0:0");
-	for (int i = 0; i < fmt->nfields; i++) {
-		enum wb_field f = fmt->fields[i];
-		if (i > 0 || fmt->prefix != PFX_NONE)
-			put_str(&o, " ");
-		put_str(&o, fmt->names[i] ? fmt->names[i] : wb_field_name(f));
-		put_str(&o, fmt->bare_written ? " " : "=");
-		if (f == F_STATE && fmt->state_string)
-			put_state(&o, e->v[f]);
-		else
-			put_int(&o, e->v[f]);
-	}
-	if (fmt->work_class && era >= ERA_3_2) {
-		put_str(&o, " reason=");
-		put_str(&o, e->reason[0] ? e->reason : "background");
-	}
+	put_header(&o, e);
+	put_body(&o, era, fmt, e);
 	if (o.p >= o.end)
 		return 0;
 	return (size_t)(o.p - buf);
@@ -161,12 +195,31 @@ static void flush_buf(struct trace_writer *w)
 
 void trace_write_event(struct trace_writer *w, const struct wb_event *e)
 {
+	const struct trace_fmt *fmt = trace_fmt_get(w->era, e->type);
+	if (!fmt)
+		return;
 	if (WBUF_CAP - w->len < 1024)
 		flush_buf(w);
-	size_t n = trace_format_line(w->era, e, w->buf + w->len, WBUF_CAP - w->len - 1);
-	if (!n)
+	struct out o = { w->buf + w->len, w->buf + WBUF_CAP - 1 };
+	struct trace_hdr *h = &w->hdr[(unsigned)e->pid % TRACE_HDR_CACHE];
+	if (h->len && h->pid == e->pid && h->cpu == e->cpu && !strcmp(h->comm, e->comm)) {
+		put_mem(&o, h->text, h->len);
+	} else {
+		char *start = o.p;
+		put_header(&o, e);
+		size_t n = (size_t)(o.p - start);
+		if (n < sizeof(h->text)) {
+			memcpy(h->text, start, n);
+			h->len = (unsigned char)n;
+			h->pid = e->pid;
+			h->cpu = e->cpu;
+			snprintf(h->comm, sizeof(h->comm), "%s", e->comm);
+		}
+	}
+	put_body(&o, w->era, fmt, e);
+	if (o.p >= o.end)
 		return;
-	w->len += n;
+	w->len = (size_t)(o.p - w->buf);
 	w->buf[w->len++] = '\n';
 	w->lines++;
 }

@@ -6,7 +6,18 @@
 #include "event.h"
 #include "trace_format.h"
 
+#define TRACE_HDR_CACHE 64
+
+/* "<comm>-<pid> [<cpu>] " of a recent thread */
+struct trace_hdr {
+	int pid, cpu;
+	char comm[WB_COMM_LEN];
+	char text[48];
+	unsigned char len;
+};
+
 struct trace_writer {
+	struct trace_hdr hdr[TRACE_HDR_CACHE];
 	FILE *f;
 	enum trace_era era;
 	char *buf;
