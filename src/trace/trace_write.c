@@ -28,27 +28,48 @@ static const char digit_pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* Two digits per division: integer formatting is most of the writer's time. */
-static void put_int(struct out *o, int64_t v)
+static int ndigits(uint64_t u)
 {
-	char tmp[24];
-	char *q = tmp + sizeof(tmp);
-	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-	while (u >= 100) {
+	static const uint64_t p10[20] = { 1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+		1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+		100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL };
+	if (u < 10)
+		return 1;
+	/* bits * log10(2) estimates the digit count, off by at most one */
+	int t = ((64 - __builtin_clzll(u)) * 1233) >> 12;
+	return t + 1 - (u < p10[t]);
+}
+
+/* Writes exactly n digits of u ending at end, two per division. */
+static void put_digits(char *end, uint64_t u, int n)
+{
+	while (n >= 2) {
 		unsigned d = (unsigned)(u % 100) * 2;
 		u /= 100;
-		*--q = digit_pairs[d + 1];
-		*--q = digit_pairs[d];
+		*--end = digit_pairs[d + 1];
+		*--end = digit_pairs[d];
+		n -= 2;
 	}
-	if (u >= 10) {
-		*--q = digit_pairs[u * 2 + 1];
-		*--q = digit_pairs[u * 2];
-	} else {
-		*--q = (char)('0' + u);
+	if (n)
+		*--end = (char)('0' + u % 10);
+}
+
+/* Integer formatting is most of the writer's time: digits go straight to
+ * the output. */
+static void put_int(struct out *o, int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	int n = ndigits(u), len = n + (v < 0);
+	if (o->end - o->p < len) {
+		o->p = o->end;
+		return;
 	}
 	if (v < 0)
-		*--q = '-';
-	put_mem(o, q, (size_t)(tmp + sizeof(tmp) - q));
+		*o->p = '-';
+	put_digits(o->p + len, u, n);
+	o->p += len;
 }
 
 /* Right- or left-justified integer in a field of width w, zero- or space-padded. */
@@ -129,9 +150,15 @@ static void put_body(struct out *o, enum trace_era era, const struct trace_fmt *
 		     const struct wb_event *e)
 {
 	put_int_w(o, e->ts_us / 1000000, 5, ' ', 0);
-	put_str(o, ".");
-	put_int_w(o, e->ts_us % 1000000, 6, '0', 0);
-	put_str(o, ": ");
+	if (o->end - o->p < 9) {
+		o->p = o->end;
+		return;
+	}
+	*o->p = '.';
+	put_digits(o->p + 7, (uint64_t)(e->ts_us % 1000000), 6);   /* "%06lu" */
+	o->p[7] = ':';
+	o->p[8] = ' ';
+	o->p += 9;
 	put_str(o, wb_event_name(e->type));
 	put_str(o, ": ");
 	if (fmt->prefix != PFX_NONE) {
