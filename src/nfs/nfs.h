@@ -69,6 +69,10 @@ void rpc_pool_destroy(struct nfs_mount *m);
 void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r);
 /* the server sends the reply back over the link */
 void rpc_send_reply(struct sim *s, struct nfs_rpc *r);
+/* bytes of a request on the wire */
+uint64_t rpc_call_bytes(const struct nfs_rpc *r);
+/* the server's socket buffer has room again */
+void rpc_kick_link(struct sim *s, struct nfs_mount *m);
 void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r);
 void nfs_commit_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r);
 void nfs_write_mountstats(const struct nfs_mount *m, FILE *f);
@@ -77,7 +81,10 @@ void nfs_write_mountstats(const struct nfs_mount *m, FILE *f);
 struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int nfiles);
 void nfs_server_destroy(struct nfs_server_sim *srv);
 uint64_t nfs_server_disk_pages(const struct nfs_server_sim *srv);
-/* a request has arrived over the link */
-void nfsd_receive(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r);
+/* a request of `bytes` has arrived over the link */
+void nfsd_receive(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r, uint64_t bytes);
+/* Socket buffer accounting: bytes on the wire or waiting for an nfsd thread. */
+int nfs_server_can_accept(const struct nfs_server_sim *srv, uint64_t bytes);
+void nfs_server_reserve(struct nfs_server_sim *srv, uint64_t bytes);
 
 #endif

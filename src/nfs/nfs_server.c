@@ -16,6 +16,9 @@
  * server likely ran: fdatawrite, ->fsync and fdatawait all under i_mutex), or
  * for its journal commit only with 1 (later nfsd, vfs_fsync_range); 0: never.
  * UNVERIFIED: the seed's server kernel is unknown.
+ * TCP flow control: requests on the wire or waiting for an nfsd thread occupy
+ * the server's socket buffer (server_sockbuf_kb); when it is full the client
+ * cannot send, so a server whose threads all wait stalls the link.
  * MODEL: no server-side dirty throttling (its limits exceed any client's). */
 #include <stdlib.h>
 #include "nfs.h"
@@ -44,6 +47,7 @@ struct nfs_server_sim {
 	struct nfs_params np;
 	uint64_t threads_busy;
 	struct nfs_rpc *wait_head, *wait_tail;
+	uint64_t sockbuf_used, sockbuf_size;      /* bytes */
 	struct srv_file *files;
 	int nfiles;
 	uint64_t total_dirty, bg_thresh;
@@ -300,16 +304,37 @@ static void processed(struct sim *s, void *arg)
 	disk_kick(s, srv);
 }
 
+int nfs_server_can_accept(const struct nfs_server_sim *srv, uint64_t bytes)
+{
+	/* one request always fits an empty buffer, however large */
+	return !srv->sockbuf_used || srv->sockbuf_used + bytes <= srv->sockbuf_size;
+}
+
+void nfs_server_reserve(struct nfs_server_sim *srv, uint64_t bytes)
+{
+	srv->sockbuf_used += bytes;
+}
+
+/* an nfsd thread reads the request out of the socket buffer */
+static void sockbuf_release(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r)
+{
+	uint64_t b = rpc_call_bytes(r);
+	srv->sockbuf_used = srv->sockbuf_used > b ? srv->sockbuf_used - b : 0;
+	rpc_kick_link(s, srv->m);
+}
+
 static void nfsd_start(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r)
 {
 	srv->threads_busy++;
+	sockbuf_release(s, srv, r);
 	double mb = r->op == NFSPROC_WRITE ? (double)r->pages / 256.0 : 0;
 	ktime_t cpu = (ktime_t)((mb * srv->np.server_cpu_ms_per_mb + 0.02) * 1e6);
 	sim_call_at(s, s->now + cpu, processed, r);
 }
 
-void nfsd_receive(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r)
+void nfsd_receive(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r, uint64_t bytes)
 {
+	(void)bytes;    /* reserved when its transmission began */
 	if (srv->threads_busy < srv->np.nfsd_threads) {
 		nfsd_start(s, srv, r);
 		return;
@@ -338,6 +363,7 @@ struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int
 	srv->last_file = -1;
 	/* the server's background threshold: a ratio of its memory */
 	srv->bg_thresh = srv->np.server_mem_mb * 256 * srv->np.server_bg_ratio / 100;
+	srv->sockbuf_size = srv->np.server_sockbuf_kb * 1024;
 	sim_call_at(s, 5 * NSEC_PER_SEC, srv_kupdate, srv);
 	return srv;
 }

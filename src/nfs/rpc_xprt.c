@@ -31,7 +31,7 @@ static struct nfs_rpc *fifo_pop(struct nfs_rpc **head, struct nfs_rpc **tail)
 	return r;
 }
 
-static uint64_t call_bytes(const struct nfs_rpc *r)
+uint64_t rpc_call_bytes(const struct nfs_rpc *r)
 {
 	return r->op == NFSPROC_WRITE ? r->pages * 4096 + RPC_HDR_BYTES : RPC_HDR_BYTES;
 }
@@ -41,7 +41,7 @@ static void kick_link(struct sim *s, struct nfs_mount *m);
 static void arrive(struct sim *s, void *arg)
 {
 	struct nfs_rpc *r = arg;
-	nfsd_receive(s, r->mount->server, r);
+	nfsd_receive(s, r->mount->server, r, rpc_call_bytes(r));
 }
 
 static void xmit_done(struct sim *s, void *arg)
@@ -53,14 +53,24 @@ static void xmit_done(struct sim *s, void *arg)
 	kick_link(s, m);
 }
 
+void rpc_kick_link(struct sim *s, struct nfs_mount *m)
+{
+	kick_link(s, m);
+}
+
 static void kick_link(struct sim *s, struct nfs_mount *m)
 {
 	if (m->link_busy || !m->sending)
 		return;
+	/* TCP flow control: the server's socket buffer is full while its nfsd
+	 * threads are busy, so the sender waits */
+	if (!nfs_server_can_accept(m->server, rpc_call_bytes(m->sending)))
+		return;
 	struct nfs_rpc *r = fifo_pop(&m->sending, &m->sending_tail);
 	r->xmit_start = s->now;
 	m->link_busy = 1;
-	double ns = (double)call_bytes(r) / (m->np.net_mbps * 1e6) * 1e9;
+	nfs_server_reserve(m->server, rpc_call_bytes(r));
+	double ns = (double)rpc_call_bytes(r) / (m->np.net_mbps * 1e6) * 1e9;
 	sim_call_at(s, s->now + (ktime_t)ns, xmit_done, r);
 }
 
@@ -84,7 +94,7 @@ static void reply_arrived(struct sim *s, void *arg)
 	struct nfs_mount *m = r->mount;
 	struct nfs_op_stats *st = &m->st[r->op];
 	st->ops++;
-	st->bytes_sent += call_bytes(r);
+	st->bytes_sent += rpc_call_bytes(r);
 	st->bytes_recv += RPC_REPLY_BYTES;
 	st->queue += r->xmit_start - r->created;
 	st->rtt += s->now - r->xmit_start;

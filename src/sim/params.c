@@ -37,6 +37,7 @@ static const struct param_desc descs[] = {
 	{ "nfs.server_seek_ms", PT_DOUBLE, P(nfs.server_seek_ms), 10, "server disk cost of switching files" },
 	{ "nfs.server_sync_ms", PT_DOUBLE, P(nfs.server_sync_ms), 15, "journal commit + cache flush ending a COMMIT or FILE_SYNC WRITE" },
 	{ "nfs.server_fsync_locks", PT_U64, P(nfs.server_fsync_locks), 2, "file i_mutex during syncs: 2 whole COMMIT (2.6.3x nfsd_sync), 1 journal commit only, 0 none" },
+	{ "nfs.server_sockbuf_kb", PT_U64, P(nfs.server_sockbuf_kb), 3072, "server TCP receive buffer: nfsd sets 3 x max payload" },
 	{ "nfs.server_slice_ms", PT_DOUBLE, P(nfs.server_slice_ms), 100, "server elevator time slice per file (CFQ slice_sync)" },
 	{ "nfs.server_cpu_ms_per_mb", PT_DOUBLE, P(nfs.server_cpu_ms_per_mb), 0.7, "nfsd CPU per MiB written" },
 	{ "nfs.server_mem_mb", PT_U64, P(nfs.server_mem_mb), 8192, "server RAM" },

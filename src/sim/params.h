@@ -25,7 +25,8 @@ struct nfs_params {
 	double server_seek_ms;
 	double server_sync_ms;   /* journal commit ending a COMMIT / FILE_SYNC */
 	uint64_t server_fsync_locks; /* 1: a sync holds the file's i_mutex, stalling WRITEs to it */
-	double server_slice_ms;  /* CFQ time slice: how long one file's I/O runs before the next */
+	double server_slice_ms;
+	uint64_t server_sockbuf_kb; /* server TCP receive buffer */  /* CFQ time slice: how long one file's I/O runs before the next */
 	double server_cpu_ms_per_mb;
 	uint64_t server_mem_mb;
 	uint64_t server_dirty_ratio;
