@@ -35,7 +35,7 @@ static const struct param_desc descs[] = {
 	{ "nfs.nfsd_threads", PT_U64, P(nfs.nfsd_threads), 8, "server nfsd threads" },
 	{ "nfs.server_disk_mbps", PT_DOUBLE, P(nfs.server_disk_mbps), 90, "server disk sequential bandwidth, MiB/s" },
 	{ "nfs.server_seek_ms", PT_DOUBLE, P(nfs.server_seek_ms), 10, "server disk cost of switching files" },
-	{ "nfs.server_sync_ms", PT_DOUBLE, P(nfs.server_sync_ms), 15, "journal commit + cache flush ending a COMMIT or FILE_SYNC WRITE" },
+	{ "nfs.server_sync_ms", PT_DOUBLE, P(nfs.server_sync_ms), 45, "journal commit + cache flush ending a COMMIT or FILE_SYNC WRITE (fsync on a 7200 rpm disk)" },
 	{ "nfs.server_fsync_locks", PT_U64, P(nfs.server_fsync_locks), 2, "file i_mutex during syncs: 2 whole COMMIT (2.6.3x nfsd_sync), 1 journal commit only, 0 none" },
 	{ "nfs.server_sockbuf_kb", PT_U64, P(nfs.server_sockbuf_kb), 3072, "server TCP receive buffer: nfsd sets 3 x max payload" },
 	{ "nfs.server_slice_ms", PT_DOUBLE, P(nfs.server_slice_ms), 100, "server elevator time slice per file (CFQ slice_sync)" },
