@@ -2,10 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "stats.h"
+#include "../trace/trace_read.h"
 
 #define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
 #define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
 #define PAGE_MB (1.0 / 256) /* 4 KiB pages per MiB */
+#define LEVEL_BUCKETS (128 + 56 * 64) /* exact below 128 pages, then 1/64 octave */
+#define RL_BINS 256         /* time bins of task_ratelimit; widths double to fit */
 
 struct sample { int64_t ts_us; int64_t written; };
 
@@ -23,12 +26,17 @@ struct stats_acc {
 	int64_t first_ts, last_ts, first_dirtied, last_dirtied, first_written, last_written;
 	int64_t prev_ts, prev_nr_dirty, prev_dirty, prev_hard;
 	double area_nr_dirty, area_dirty, over_limit_us;
+	double level_us[LEVEL_BUCKETS];   /* time spent at each nr_dirty level */
 	int64_t max_nr_dirty, max_dirty, max_writeback, max_unstable;
 	/* balance_dirty_pages */
 	uint64_t nbdp, npause;
 	uint64_t pause_hist[PAUSE_HIST];
 	int64_t pause_max;
 	double pause_sum, task_rl_sum, paused_max;
+	struct { double sum; uint64_t n; } rl_bin[RL_BINS];
+	int64_t rl_bin_us;                /* width of a bin; 0 before the first event */
+	int64_t ev_first, ev_last;        /* first and last event of any kind */
+	int have_events;
 	/* bdi_dirty_ratelimit */
 	uint64_t nbdr;
 	double dirty_rl_sum, balanced_rl_sum, awrite_bw_sum;
@@ -55,6 +63,25 @@ void stats_free(struct stats_acc *s)
 int stats_is_flusher(const char *comm)
 {
 	return strncmp(comm, "flush-", 6) == 0 || strncmp(comm, "kworker/", 8) == 0;
+}
+
+/* nr_dirty levels: exact below 128 pages, then 64 steps per doubling
+ * (1.6 % resolution), so the p95 costs constant memory */
+static int level_bucket(int64_t v)
+{
+	if (v < 128)
+		return v < 0 ? 0 : (int)v;
+	int e = 63 - __builtin_clzll((uint64_t)v);
+	int b = 128 + (e - 7) * 64 + (int)(((uint64_t)v >> (e - 6)) & 63);
+	return b < LEVEL_BUCKETS ? b : LEVEL_BUCKETS - 1;
+}
+
+static double level_of_bucket(int b)
+{
+	if (b < 128)
+		return b;
+	int e = 7 + (b - 128) / 64, m = (b - 128) % 64;
+	return (double)((uint64_t)(64 + m) << (e - 6));
 }
 
 static struct task_bw *task_slot(struct stats_acc *s, int pid)
@@ -85,6 +112,7 @@ static void feed_gds(struct stats_acc *s, const struct wb_event *e)
 		/* each sample's level holds until the next sample */
 		double dt = (double)(e->ts_us - s->prev_ts);
 		s->area_nr_dirty += dt * (double)s->prev_nr_dirty;
+		s->level_us[level_bucket(s->prev_nr_dirty)] += dt;
 		s->area_dirty += dt * (double)s->prev_dirty;
 		if (s->prev_nr_dirty > s->prev_hard)
 			s->over_limit_us += dt;
@@ -126,10 +154,32 @@ static int bdp_resets_dirtied(const struct wb_event *e)
 	return e->v[F_PAUSED] == 0;
 }
 
+/* task_ratelimit by time from the first event, in RL_BINS bins whose width
+ * doubles (merging pairs) when the trace outgrows them: the second-half mean
+ * costs constant memory */
+static void rl_bin_add(struct stats_acc *s, int64_t ts, double rl)
+{
+	if (!s->rl_bin_us)
+		s->rl_bin_us = 1000000;
+	int64_t i = (ts - s->ev_first) / s->rl_bin_us;
+	while (i >= RL_BINS) {
+		for (int k = 0; k < RL_BINS / 2; k++) {
+			s->rl_bin[k].sum = s->rl_bin[2 * k].sum + s->rl_bin[2 * k + 1].sum;
+			s->rl_bin[k].n = s->rl_bin[2 * k].n + s->rl_bin[2 * k + 1].n;
+		}
+		memset(&s->rl_bin[RL_BINS / 2], 0, sizeof(s->rl_bin[0]) * (RL_BINS / 2));
+		s->rl_bin_us *= 2;
+		i = (ts - s->ev_first) / s->rl_bin_us;
+	}
+	s->rl_bin[i < 0 ? 0 : i].sum += rl;
+	s->rl_bin[i < 0 ? 0 : i].n++;
+}
+
 static void feed_bdp(struct stats_acc *s, const struct wb_event *e)
 {
 	s->nbdp++;
 	s->task_rl_sum += (double)e->v[F_TASK_RATELIMIT];
+	rl_bin_add(s, e->ts_us, (double)e->v[F_TASK_RATELIMIT]);
 	if ((double)e->v[F_PAUSED] > s->paused_max)
 		s->paused_max = (double)e->v[F_PAUSED];
 	struct task_bw *t = task_slot(s, e->pid);
@@ -147,6 +197,11 @@ static void feed_bdp(struct stats_acc *s, const struct wb_event *e)
 
 void stats_feed(struct stats_acc *s, const struct wb_event *e)
 {
+	if (!s->have_events) {
+		s->have_events = 1;
+		s->ev_first = e->ts_us;
+	}
+	s->ev_last = e->ts_us;
 	switch (e->type) {
 	case EV_GLOBAL_DIRTY_STATE:
 		feed_gds(s, e);
@@ -175,6 +230,19 @@ void stats_feed(struct stats_acc *s, const struct wb_event *e)
 	default:
 		break;
 	}
+}
+
+int stats_feed_trace(struct stats_acc *s, const char *path, char *err, size_t errlen)
+{
+	struct trace_reader *tr = trace_reader_open(path, err, errlen);
+	if (!tr)
+		return -1;
+	struct wb_event e;
+	int rc;
+	while ((rc = trace_reader_next(tr, &e, err, errlen)) == 1)
+		stats_feed(s, &e);
+	trace_reader_close(tr);
+	return rc < 0 ? -1 : 0;
 }
 
 void stats_task(struct stats_acc *s, int pid, uint64_t pages, double seconds)
@@ -285,6 +353,39 @@ static void write_tasks(struct stats_acc *s, FILE *f)
 	put(f, "fairness_jain", sq > 0 ? sum * sum / (n * sq) : 0);
 }
 
+/* Time-weighted 95th percentile of nr_dirty (bucket lower bound). */
+static double level_p95(const struct stats_acc *s)
+{
+	double total = 0, seen = 0;
+	for (int b = 0; b < LEVEL_BUCKETS; b++)
+		total += s->level_us[b];
+	if (total <= 0)
+		return (double)s->prev_nr_dirty;
+	for (int b = 0; b < LEVEL_BUCKETS; b++) {
+		seen += s->level_us[b];
+		if (seen >= 0.95 * total)
+			return level_of_bucket(b);
+	}
+	return level_of_bucket(LEVEL_BUCKETS - 1);
+}
+
+/* Mean task_ratelimit of balance_dirty_pages in the second half of the trace
+ * (bins starting at or after its middle): the steady state, past ramp-up. */
+static double steady_ratelimit(const struct stats_acc *s)
+{
+	if (!s->rl_bin_us)
+		return 0;
+	int64_t mid = (s->ev_last - s->ev_first) / 2;
+	double sum = 0;
+	uint64_t n = 0;
+	for (int i = 0; i < RL_BINS; i++)
+		if ((int64_t)i * s->rl_bin_us >= mid) {
+			sum += s->rl_bin[i].sum;
+			n += s->rl_bin[i].n;
+		}
+	return n ? sum / (double)n : 0;
+}
+
 int stats_write(struct stats_acc *s, FILE *f)
 {
 	double dur = (double)(s->last_ts - s->first_ts) / 1e6;
@@ -303,6 +404,7 @@ int stats_write(struct stats_acc *s, FILE *f)
 	double mean_d = span_us > 0 ? s->area_dirty / span_us : (double)s->prev_dirty;
 	put(f, "nr_dirty_mean_pages", round(mean_nr * 10) / 10);
 	put(f, "nr_dirty_mean_mb", round(mean_nr * PAGE_MB * 1000) / 1000);
+	put(f, "nr_dirty_p95_pages", level_p95(s));
 	put(f, "dirty_max_pages", (double)s->max_dirty);
 	put(f, "dirty_mean_pages", round(mean_d * 10) / 10);
 	put(f, "writeback_max_pages", (double)s->max_writeback);
@@ -317,6 +419,7 @@ int stats_write(struct stats_acc *s, FILE *f)
 	put(f, "pause_ms_max", (double)s->pause_max);
 	put(f, "paused_ms_max", s->paused_max);
 	put(f, "task_ratelimit_mean_kbps", s->nbdp ? s->task_rl_sum / (double)s->nbdp : 0);
+	put(f, "task_ratelimit_steady_kbps", steady_ratelimit(s));
 	put(f, "ratelimit_updates", (double)s->nbdr);
 	put(f, "dirty_ratelimit_mean_kbps", s->nbdr ? s->dirty_rl_sum / (double)s->nbdr : 0);
 	put(f, "balanced_ratelimit_mean_kbps", s->nbdr ? s->balanced_rl_sum / (double)s->nbdr : 0);

@@ -4,6 +4,7 @@
 #ifndef WBLAB_STATS_H
 #define WBLAB_STATS_H
 #include <stdio.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "../trace/event.h"
 
@@ -25,6 +26,10 @@ void stats_set(struct stats_acc *s, const char *name, double value);
 
 /* Writes "name value" lines in a fixed order; returns 0 or -1. */
 int stats_write(struct stats_acc *s, FILE *f);
+
+/* Feeds every event of a trace file (trace_read.h formats); 0, or -1 with
+ * a one-line reason in err. */
+int stats_feed_trace(struct stats_acc *s, const char *path, char *err, size_t errlen);
 
 /* True when `comm` is a flusher thread: "flush-8:0" (3.x) or a kworker (4.x+). */
 int stats_is_flusher(const char *comm);

@@ -6,134 +6,77 @@
 #include "../result/result.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
-#include "../trace/trace_read.h"
+#include "stats.h"
 #include "../util/util.h"
 
-struct level { double value, weight; };
-
-static int cmp_level(const void *a, const void *b)
-{
-	double x = ((const struct level *)a)->value, y = ((const struct level *)b)->value;
-	return x < y ? -1 : x > y;
-}
-
-/* nearest-rank over time weights: each sample holds until the next */
-static double weighted_p95(struct level *lv, size_t n)
-{
-	double total = 0, seen = 0;
-	for (size_t i = 0; i < n; i++)
-		total += lv[i].weight;
-	if (!n || total <= 0)
-		return n ? lv[n - 1].value : 0;
-	qsort(lv, n, sizeof(*lv), cmp_level);
-	for (size_t i = 0; i < n; i++) {
-		seen += lv[i].weight;
-		if (seen >= 0.95 * total)
-			return lv[i].value;
-	}
-	return lv[n - 1].value;
-}
-
-int trace_dirty_p95_and_steady_rl(const char *trace, double *p95, double *steady_rl,
-				  char *err, size_t errlen)
-{
-	struct trace_reader *r = trace_reader_open(trace, err, errlen);
-	if (!r)
-		return -1;
-	size_t n = 0, cap = 0, nrl = 0;
-	struct level *lv = NULL;
-	int64_t *rl_ts = NULL;
-	double *rl = NULL;
-	size_t rl_cap = 0;
-	int64_t prev_ts = 0, first = -1, last = 0;
-	struct wb_event e;
-	int rc;
-	while ((rc = trace_reader_next(r, &e, err, errlen)) == 1) {
-		if (first < 0)
-			first = e.ts_us;
-		last = e.ts_us;
-		if (e.type == EV_BALANCE_DIRTY_PAGES) {
-			if (nrl == rl_cap) {
-				rl_cap = rl_cap ? 2 * rl_cap : 1024;
-				double *a = realloc(rl, rl_cap * sizeof(*rl));
-				int64_t *b = realloc(rl_ts, rl_cap * sizeof(*rl_ts));
-				rl = a ? a : rl;
-				rl_ts = b ? b : rl_ts;
-				if (!a || !b)
-					goto oom;
-			}
-			rl[nrl] = (double)e.v[F_TASK_RATELIMIT];
-			rl_ts[nrl++] = e.ts_us;
-		}
-		if (e.type != EV_GLOBAL_DIRTY_STATE)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 4096;
-			struct level *a = realloc(lv, cap * sizeof(*lv));
-			if (!a)
-				goto oom;
-			lv = a;
-		}
-		if (n)
-			lv[n - 1].weight = (double)(e.ts_us - prev_ts);
-		lv[n].value = (double)(e.v[F_DIRTY] + e.v[F_WRITEBACK] +
-				       (wb_event_has(&e, F_UNSTABLE) ? e.v[F_UNSTABLE] : 0));
-		lv[n++].weight = 0;
-		prev_ts = e.ts_us;
-	}
-	trace_reader_close(r);
-	*p95 = weighted_p95(lv, n);
-	int64_t mid = first + (last - first) / 2;
-	double sum = 0;
-	size_t k = 0;
-	for (size_t i = 0; i < nrl; i++)
-		if (rl_ts[i] >= mid) {
-			sum += rl[i];
-			k++;
-		}
-	*steady_rl = k ? sum / (double)k : 0;
-	free(lv);
-	free(rl);
-	free(rl_ts);
-	return rc < 0 ? -1 : 0;
-oom:
-	trace_reader_close(r);
-	free(lv);
-	free(rl);
-	free(rl_ts);
-	snprintf(err, errlen, "out of memory reading %s", trace);
-	return -1;
-}
-
-struct stat_want { const char *key; double v; };
+struct stat_want { const char *key; double v; int found; };
 
 static int stat_pick(void *arg, const char *key, const char *val)
 {
 	for (struct stat_want *w = arg; w->key; w++)
-		if (strcmp(w->key, key) == 0)
+		if (strcmp(w->key, key) == 0) {
 			w->v = atof(val);
+			w->found = 1;
+		}
 	return 0;
 }
 
-/* The stats-file metrics plus the two read from the trace. */
+/* The trace's stats computed now by the shared stats code, as text: for
+ * results written before a metric existed. */
+static int stats_text_of_trace(const char *dir, char **text, char *err, size_t errlen)
+{
+	char path[4400];
+	size_t len = 0;
+	struct stats_acc *st = stats_new();
+	FILE *f = open_memstream(text, &len);
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	int rc = !st || !f ? -1 : stats_feed_trace(st, path, err, errlen);
+	if (!rc && stats_write(st, f))
+		rc = -1;
+	if (f)
+		fclose(f);
+	stats_free(st);
+	return rc;
+}
+
+static void pick_text(char *text, struct stat_want *w)
+{
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(l, ' ');
+		if (sp) {
+			*sp = 0;
+			stat_pick(w, l, sp + 1);
+		}
+	}
+}
+
+/* The metrics, all from the result's `stats` (one definition for real and
+ * simulated runs); recomputed from its trace if that file predates one. */
 static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, size_t errlen)
 {
 	char path[4400];
-	struct stat_want w[] = { { "write_bw", 0 }, { "nr_dirty_mean_pages", 0 },
-				 { "pause_ms_mean", 0 }, { "fairness_jain", 0 }, { NULL, 0 } };
+	struct stat_want w[] = { { "write_bw", 0, 0 }, { "nr_dirty_mean_pages", 0, 0 },
+				 { "nr_dirty_p95_pages", 0, 0 }, { "pause_ms_mean", 0, 0 },
+				 { "task_ratelimit_steady_kbps", 0, 0 }, { "fairness_jain", 0, 0 },
+				 { NULL, 0, 0 } };
 	snprintf(path, sizeof(path), "%s/stats", dir);
 	if (kv_read(path, stat_pick, w, err, errlen))
 		return -1;
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	double p95 = 0, srl = 0;
-	if (trace_dirty_p95_and_steady_rl(path, &p95, &srl, err, errlen))
-		return -1;
-	out[0] = w[0].v;
-	out[1] = w[1].v;
-	out[2] = p95;
-	out[3] = w[2].v;
-	out[4] = srl;
-	out[5] = w[3].v;
+	if (!w[2].found || !w[4].found) {
+		char *text = NULL;
+		struct stat_want more[] = { { "nr_dirty_p95_pages", 0, 0 },
+					    { "task_ratelimit_steady_kbps", 0, 0 }, { NULL, 0, 0 } };
+		if (stats_text_of_trace(dir, &text, err, errlen)) {
+			free(text);
+			return -1;
+		}
+		pick_text(text, more);
+		free(text);
+		w[2].v = more[0].v;
+		w[4].v = more[1].v;
+	}
+	for (int i = 0; i < VALIDATE_METRICS; i++)
+		out[i] = w[i].v;
 	return 0;
 }
 

@@ -32,10 +32,6 @@ int validate_dir(const char *dir, const struct validate_opts *o, struct validate
 		 char *err, size_t errlen);
 /* sim / real; NAN when real is 0 */
 double validate_ratio(const struct validate_metric *m);
-/* Time-weighted p95 of dirty+writeback(+unstable) pages and the mean
- * task_ratelimit (KB/s) of balance_dirty_pages in the second half of a trace. */
-int trace_dirty_p95_and_steady_rl(const char *trace, double *p95, double *steady_rl,
-				  char *err, size_t errlen);
 void validate_print_table(FILE *f, const struct validate_result *vr, int n);
 void validate_print_tsv(FILE *f, const struct validate_result *vr, int n);
 

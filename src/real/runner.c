@@ -237,20 +237,6 @@ static int run_one(struct run_ctx *x, const struct wb_case *c, const char *trace
 	return rc;
 }
 
-/* Events of the captured trace into the shared stats, exactly as import does. */
-static int feed_trace(struct stats_acc *s, const char *path, char *err, size_t errlen)
-{
-	struct trace_reader *tr = trace_reader_open(path, err, errlen);
-	if (!tr)
-		return -1;
-	struct wb_event e;
-	int rc;
-	while ((rc = trace_reader_next(tr, &e, err, errlen)) == 1)
-		stats_feed(s, &e);
-	trace_reader_close(tr);
-	return rc < 0 ? -1 : 0;
-}
-
 static void set_measure(struct stats_acc *s, const char *prefix, const struct measure *m)
 {
 	char k[64];
@@ -298,7 +284,7 @@ static int finish_stats(const struct result_dir *r, const struct case_out *out,
 	struct stats_acc *s = stats_new();
 	if (!s)
 		return -1;
-	if (traced && feed_trace(s, result_file(r, "trace", tpath, sizeof(tpath)), err, errlen)) {
+	if (traced && stats_feed_trace(s, result_file(r, "trace", tpath, sizeof(tpath)), err, errlen)) {
 		stats_free(s);
 		return -1;
 	}

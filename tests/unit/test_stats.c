@@ -18,7 +18,11 @@
  *   p50 = 3rd = 20, p90 = ceil(5.4) = 6th = 100, p99 = 100.
  *   task bw = pages / 256 / 11 s: 0.0455 and 0.1364; Jain (1+3)^2 / (2 (1+9)) = 0.8.
  *   task_ratelimit: four of 1000 and four of 2000 -> mean 1500.
- * bdi_dirty_ratelimit: dirty_ratelimit 100 300, balanced 50 150, awrite_bw 1000 3000. */
+ * bdi_dirty_ratelimit: dirty_ratelimit 100 300, balanced 50 150, awrite_bw 1000 3000.
+ * nr_dirty p95 (time-weighted): 100 for 0.5 s, 400 for 0.5 s, 200 for 10 s; sorted
+ *   100 (0.5), 200 (10.5 cumulative >= 0.95 * 11 = 10.45) -> 200.
+ * steady task_ratelimit: events from t=0 to 11 s, second half from 5.5 s: only
+ *   the two pid-200 events at 10.5 and 10.6 s (2000 each) -> 2000. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -158,6 +162,52 @@ static void test_pauses(void **state)
 	free(t);
 }
 
+static void test_p95_and_steady(void **state)
+{
+	(void)state;
+	char *t = hand_trace_stats();
+	EXPECT(t, "nr_dirty_p95_pages", "200");
+	EXPECT(t, "task_ratelimit_steady_kbps", "2000");
+	free(t);
+}
+
+/* A long trace: bins coarsen and levels bucket, memory stays constant; the
+ * figures stay right (1.6 % level resolution). */
+static void test_long_trace_constant_memory(void **state)
+{
+	(void)state;
+	struct stats_acc *s = stats_new();
+	struct wb_event e;
+	memset(&e, 0, sizeof(e));
+	snprintf(e.comm, sizeof(e.comm), "dd");
+	e.pid = 7;
+	for (int64_t i = 0; i <= 200000; i++) {       /* 100000 s, one event every 0.5 s */
+		e.ts_us = i * 500000;
+		e.present = 0;
+		if (i % 2) {
+			e.type = EV_BALANCE_DIRTY_PAGES;
+			wb_event_set(&e, F_TASK_RATELIMIT, i < 100000 ? 1000 : 3000);
+			wb_event_set(&e, F_PAUSE, 10);
+		} else {
+			e.type = EV_GLOBAL_DIRTY_STATE;
+			/* 96 % of the time at 1000 pages, 4 % at 50000 */
+			wb_event_set(&e, F_DIRTY, (i / 2) % 25 == 0 ? 50000 : 1000);
+			wb_event_set(&e, F_THRESH, 100000);
+			wb_event_set(&e, F_LIMIT, 100000);
+		}
+		stats_feed(s, &e);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(stats_write(s, f), 0);
+	fclose(f);
+	stats_free(s);
+	EXPECT(buf, "task_ratelimit_steady_kbps", "3000");
+	EXPECT(buf, "nr_dirty_p95_pages", "1000");
+	free(buf);
+}
+
 static void test_fairness_from_bdp(void **state)
 {
 	(void)state;
@@ -199,6 +249,8 @@ int main(void)
 		cmocka_unit_test(test_write_bw_rule),
 		cmocka_unit_test(test_time_weighted_levels),
 		cmocka_unit_test(test_pauses),
+		cmocka_unit_test(test_p95_and_steady),
+		cmocka_unit_test(test_long_trace_constant_memory),
 		cmocka_unit_test(test_fairness_from_bdp),
 		cmocka_unit_test(test_fairness_from_tasks),
 	};
