@@ -410,11 +410,6 @@ int plot_run_load(struct plot_run *r, const char *trace, char *err, size_t errle
 	return rc < 0 ? -1 : 0;
 }
 
-const char *plot_run_label(const struct plot_run *r)
-{
-	return r->label;
-}
-
 int64_t plot_run_t0(const struct plot_run *r)
 {
 	return r->t0;

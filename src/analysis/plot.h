@@ -80,7 +80,6 @@ void plot_run_free(struct plot_run *r);
 int plot_run_feed(struct plot_run *r, const struct wb_event *e);
 /* Streams a whole trace file through plot_run_feed; 0 or -1 with err. */
 int plot_run_load(struct plot_run *r, const char *trace, char *err, size_t errlen);
-const char *plot_run_label(const struct plot_run *r);
 /* True when the trace had the events graph g needs. */
 int plot_run_has(const struct plot_run *r, enum plot_graph g);
 /* Why g cannot be drawn: "no balance_dirty_pages events". */

@@ -42,7 +42,7 @@ static void coro_trampoline(void)
 	}
 #endif
 	co->fn(co->arg);
-	/* model threads never return: they coro_exit() to the scheduler */
+	/* model threads loop forever; the scheduler simply stops resuming them */
 	abort();
 }
 
@@ -122,7 +122,6 @@ int coro_init(struct coro *co, size_t stack_size, void (*fn)(void *), void *arg)
 #endif
 	co->fn = fn;
 	co->arg = arg;
-	co->done = 0;
 	co->asan_fake = NULL;
 #ifdef CORO_ASM
 	co->sp = initial_sp(co);
@@ -142,7 +141,7 @@ int coro_init(struct coro *co, size_t stack_size, void (*fn)(void *), void *arg)
 
 static void do_switch(struct coro *from, struct coro *to)
 {
-	if (!to->done && to->stack && to->fn)
+	if (to->stack && to->fn)
 		coro_starting = to;
 #ifdef CORO_ASM
 	wblab_coro_swap(&from->sp, to->sp);
@@ -162,16 +161,6 @@ void coro_switch(struct coro *from, struct coro *to)
 #ifdef CORO_ASAN
 	__sanitizer_finish_switch_fiber(from->asan_fake, NULL, NULL);
 #endif
-}
-
-void coro_exit(struct coro *self, struct coro *to)
-{
-	self->done = 1;
-#ifdef CORO_ASAN
-	__sanitizer_start_switch_fiber(NULL, ASAN_BOTTOM(to), ASAN_SIZE(to));
-#endif
-	do_switch(self, to);
-	abort();
 }
 
 void coro_free(struct coro *co)

@@ -11,7 +11,6 @@ struct coro {
 	size_t stack_size;
 	void (*fn)(void *);
 	void *arg;
-	int done;
 	void *asan_fake;    /* AddressSanitizer fiber bookkeeping */
 };
 
@@ -19,8 +18,6 @@ struct coro {
 int coro_init(struct coro *co, size_t stack_size, void (*fn)(void *), void *arg);
 /* Saves the current context in from and resumes to. */
 void coro_switch(struct coro *from, struct coro *to);
-/* Called by a finished coroutine: switch to `to` for good. */
-void coro_exit(struct coro *self, struct coro *to) __attribute__((noreturn));
 void coro_free(struct coro *co);
 
 #endif

@@ -93,12 +93,6 @@ static void yield_to_sched(struct sim *s)
 	coro_switch(&t->co, &s->sched);
 }
 
-void sthread_exit(struct sim *s)
-{
-	struct sthread *t = s->current;
-	coro_exit(&t->co, &s->sched);
-}
-
 void sim_sleep_ns(struct sim *s, ktime_t ns)
 {
 	struct sthread *t = s->current;
@@ -216,7 +210,7 @@ int sim_run_events(struct sim *s)
 		switch (e.kind) {
 		case HK_RESUME: {
 			struct sthread *t = e.ptr;
-			if (e.gen != t->wake_gen || t->co.done)
+			if (e.gen != t->wake_gen)
 				continue;
 			s->current = t;
 			coro_switch(&s->sched, &t->co);

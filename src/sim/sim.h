@@ -228,7 +228,6 @@ int sim_run(struct sim *s, double seconds);
 void sim_destroy(struct sim *s);
 void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, int cpu,
 		   void (*fn)(void *), void *arg);
-void sthread_exit(struct sim *s) __attribute__((noreturn));
 /* schedule_timeout_uninterruptible: sleep until the jiffy boundary n ticks on */
 void schedule_timeout(struct sim *s, uint64_t n_jiffies);
 void sim_sleep_ns(struct sim *s, ktime_t ns);

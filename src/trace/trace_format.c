@@ -74,20 +74,3 @@ const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t)
 		return NULL;
 	}
 }
-
-static const char *const era_names[ERA_COUNT] = {
-	[ERA_3_1_RC8] = "3.1-rc8", [ERA_3_1] = "3.1", [ERA_3_2] = "3.2", [ERA_6X] = "6.x",
-};
-
-const char *trace_era_name(enum trace_era era)
-{
-	return (unsigned)era < ERA_COUNT ? era_names[era] : "?";
-}
-
-int trace_era_lookup(const char *name)
-{
-	for (int i = 0; i < ERA_COUNT; i++)
-		if (strcmp(era_names[i], name) == 0)
-			return i;
-	return -1;
-}

@@ -25,8 +25,6 @@ struct trace_fmt {
 
 /* NULL when the era had no such event. */
 const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t);
-const char *trace_era_name(enum trace_era era);
-int trace_era_lookup(const char *name);
 
 /* Inode state bits as the kernel names them in writeback_single_inode. */
 enum { WB_I_DIRTY_SYNC = 1, WB_I_DIRTY_DATASYNC = 2, WB_I_DIRTY_PAGES = 4, WB_I_SYNC = 128 };
