@@ -42,20 +42,44 @@ static double num(const struct kv_want *w, const char *key, double dflt)
 	return dflt;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 struct trace_facts {
 	double pause_s;            /* writers' sleeps */
 	double awrite_median;      /* KB/s, second half */
 	int64_t first_gds_thresh;  /* -1: none */
 };
 
-/* One pass over the trace: the writers' sleeps and the kernel's own write
- * bandwidth estimate while throttling was active. */
+/* Pass 1 over the trace: the writers' sleeps, the first threshold and the
+ * trace's time span.  Pass 2 takes the median of the kernel's own write
+ * bandwidth estimate over the second half in value buckets, so memory stays
+ * constant however long the trace (the estimate starts at 100 MiB/s, hence
+ * the second half only). */
+static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, int64_t *last,
+		      int64_t mid, uint64_t *hist, char *err, size_t errlen)
+{
+	struct trace_reader *r = trace_reader_open(path, err, errlen);
+	if (!r)
+		return -1;
+	struct wb_event e;
+	int rc;
+	while ((rc = trace_reader_next(r, &e, err, errlen)) == 1) {
+		if (hist) {
+			if (e.type == EV_BDI_DIRTY_RATELIMIT && wb_event_has(&e, F_AWRITE_BW) &&
+			    e.ts_us >= mid)
+				hist[stats_level_bucket(e.v[F_AWRITE_BW])]++;
+			continue;
+		}
+		if (*first < 0)
+			*first = e.ts_us;
+		*last = e.ts_us;
+		if (e.type == EV_GLOBAL_DIRTY_STATE && tf->first_gds_thresh < 0)
+			tf->first_gds_thresh = e.v[F_THRESH];
+		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0)
+			tf->pause_s += (double)e.v[F_PAUSE] / 1000.0;
+	}
+	trace_reader_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
 static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, size_t errlen)
 {
 	char path[4200];
@@ -63,57 +87,27 @@ static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, 
 	tf->pause_s = 0;
 	tf->awrite_median = 0;
 	tf->first_gds_thresh = -1;
-	struct trace_reader *r = trace_reader_open(path, err, errlen);
-	if (!r)
+	int64_t first = -1, last = 0;
+	if (trace_pass(path, tf, &first, &last, 0, NULL, err, errlen))
 		return -1;
-	size_t n = 0, cap = 0;
-	double *bw = NULL;
-	int64_t *ts = NULL, first = -1, last = 0;
-	struct wb_event e;
-	int rc;
-	while ((rc = trace_reader_next(r, &e, err, errlen)) == 1) {
-		if (first < 0)
-			first = e.ts_us;
-		last = e.ts_us;
-		if (e.type == EV_GLOBAL_DIRTY_STATE && tf->first_gds_thresh < 0)
-			tf->first_gds_thresh = e.v[F_THRESH];
-		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0)
-			tf->pause_s += (double)e.v[F_PAUSE] / 1000.0;
-		if (e.type == EV_BDI_DIRTY_RATELIMIT && wb_event_has(&e, F_AWRITE_BW)) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 256;
-				double *nb = realloc(bw, cap * sizeof(*bw));
-				int64_t *nt = realloc(ts, cap * sizeof(*ts));
-				if (nb)
-					bw = nb;
-				if (nt)
-					ts = nt;
-				if (!nb || !nt) {
-					rc = -1;
-					snprintf(err, errlen, "out of memory");
-					break;
-				}
-			}
-			bw[n] = (double)e.v[F_AWRITE_BW];
-			ts[n++] = e.ts_us;
+	uint64_t *hist = calloc(STATS_LEVEL_BUCKETS, sizeof(*hist));
+	if (!hist) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = trace_pass(path, tf, &first, &last, first + (last - first) / 2, hist, err, errlen);
+	uint64_t n = 0, seen = 0;
+	for (int b = 0; b < STATS_LEVEL_BUCKETS; b++)
+		n += hist[b];
+	for (int b = 0; n && b < STATS_LEVEL_BUCKETS; b++) {
+		seen += hist[b];
+		if (seen > n / 2) {
+			tf->awrite_median = stats_level_value(b);
+			break;
 		}
 	}
-	trace_reader_close(r);
-	if (rc == 0) {
-		/* the estimate starts at 100 MiB/s: use the second half only */
-		int64_t mid = first + (last - first) / 2;
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++)
-			if (ts[i] >= mid)
-				bw[k++] = bw[i];
-		if (k) {
-			qsort(bw, k, sizeof(*bw), cmp_double);
-			tf->awrite_median = bw[k / 2];
-		}
-	}
-	free(bw);
-	free(ts);
-	return rc < 0 ? -1 : 0;
+	free(hist);
+	return rc;
 }
 
 static int read_case(const char *dir, struct calibration *cal, char *err, size_t errlen)

@@ -7,7 +7,7 @@
 #define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
 #define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
 #define PAGE_MB (1.0 / 256) /* 4 KiB pages per MiB */
-#define LEVEL_BUCKETS (128 + 56 * 64) /* exact below 128 pages, then 1/64 octave */
+#define LEVEL_BUCKETS STATS_LEVEL_BUCKETS
 #define RL_BINS 256         /* time bins of task_ratelimit; widths double to fit */
 
 struct sample { int64_t ts_us; int64_t written; };
@@ -67,7 +67,7 @@ int stats_is_flusher(const char *comm)
 
 /* nr_dirty levels: exact below 128 pages, then 64 steps per doubling
  * (1.6 % resolution), so the p95 costs constant memory */
-static int level_bucket(int64_t v)
+int stats_level_bucket(int64_t v)
 {
 	if (v < 128)
 		return v < 0 ? 0 : (int)v;
@@ -76,7 +76,7 @@ static int level_bucket(int64_t v)
 	return b < LEVEL_BUCKETS ? b : LEVEL_BUCKETS - 1;
 }
 
-static double level_of_bucket(int b)
+double stats_level_value(int b)
 {
 	if (b < 128)
 		return b;
@@ -112,7 +112,7 @@ static void feed_gds(struct stats_acc *s, const struct wb_event *e)
 		/* each sample's level holds until the next sample */
 		double dt = (double)(e->ts_us - s->prev_ts);
 		s->area_nr_dirty += dt * (double)s->prev_nr_dirty;
-		s->level_us[level_bucket(s->prev_nr_dirty)] += dt;
+		s->level_us[stats_level_bucket(s->prev_nr_dirty)] += dt;
 		s->area_dirty += dt * (double)s->prev_dirty;
 		if (s->prev_nr_dirty > s->prev_hard)
 			s->over_limit_us += dt;
@@ -364,9 +364,9 @@ static double level_p95(const struct stats_acc *s)
 	for (int b = 0; b < LEVEL_BUCKETS; b++) {
 		seen += s->level_us[b];
 		if (seen >= 0.95 * total)
-			return level_of_bucket(b);
+			return stats_level_value(b);
 	}
-	return level_of_bucket(LEVEL_BUCKETS - 1);
+	return stats_level_value(LEVEL_BUCKETS - 1);
 }
 
 /* Mean task_ratelimit of balance_dirty_pages in the second half of the trace

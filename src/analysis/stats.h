@@ -34,6 +34,13 @@ int stats_feed_trace(struct stats_acc *s, const char *path, char *err, size_t er
 /* True when `comm` is a flusher thread: "flush-8:0" (3.x) or a kworker (4.x+). */
 int stats_is_flusher(const char *comm);
 
+/* Log-scale value buckets for percentiles in constant memory: exact below
+ * 128, then 64 steps per doubling (1.6 % resolution); stats_level_value
+ * gives a bucket's lower bound. */
+#define STATS_LEVEL_BUCKETS (128 + 56 * 64)
+int stats_level_bucket(int64_t v);
+double stats_level_value(int b);
+
 #define STATS_MAX_TASKS 1024
 #define STATS_MAX_EXTRA 128
 
