@@ -84,11 +84,15 @@ static int print_compare(const char *metric, char **dirs, FILE *f, int total_onl
 	return 0;
 }
 
-/* Runs `wblab ARGS...` (this same binary) and waits. */
+/* Runs `wblab ARGS...` (this same binary) and waits; the child's stdout goes
+ * to stderr so that seed's stdout holds the tables alone. */
 static int run_self(char *const args[])
 {
+	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execv("/proc/self/exe", args);
 		_exit(127);
 	}
