@@ -171,6 +171,8 @@ static const char *era_name(const struct era_marks *m)
 		return "6.x";
 	if (m->bdp_new)
 		return "3.3+";
+	if (m->bdp && m->rc8 && !m->reason)
+		return "3.1-rc8-ioless";
 	if (m->bdp || m->reason)
 		return "3.2";
 	if (m->rc8)

@@ -121,8 +121,8 @@ static void trace_single_inode(struct sim *s, struct sthread *th, struct inode *
 	wb_event_set(&e, F_STATE, inode->state);
 	wb_event_set(&e, F_DIRTIED_WHEN, (int64_t)inode->dirtied_when);
 	/* 3.1-rc8 printed age in ms, later kernels in seconds */
-	wb_event_set(&e, F_AGE, s->model->era == ERA_3_1_RC8 ? age * 1000 / (int64_t)s->p.hz
-							      : age / (int64_t)s->p.hz);
+	int rc8 = s->model->era == ERA_3_1_RC8 || s->model->era == ERA_3_1_RC8_IOLESS;
+	wb_event_set(&e, F_AGE, rc8 ? age * 1000 / (int64_t)s->p.hz : age / (int64_t)s->p.hz);
 	wb_event_set(&e, F_INDEX, (int64_t)inode->writeback_index);
 	wb_event_set(&e, F_TO_WRITE, to_write);
 	wb_event_set(&e, F_WROTE, wrote);

@@ -43,9 +43,20 @@ static const struct trace_fmt nfs_cup = { PFX_BDI_COLON, 6,
 static const struct trace_fmt nfs_rel = { PFX_BDI_COLON, 3,
 	{ F_INO, F_OFFSET, F_LEN }, {0}, 0, 0, 0 };
 
+int trace_era_ioless(enum trace_era era)
+{
+	return era == ERA_3_1_RC8_IOLESS || era >= ERA_3_2;
+}
+
+int trace_era_has_reason(enum trace_era era)
+{
+	return era >= ERA_3_2;
+}
+
 const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t)
 {
-	int ioless = era >= ERA_3_2;
+	int ioless = trace_era_ioless(era);
+	int rc8 = era == ERA_3_1_RC8 || era == ERA_3_1_RC8_IOLESS;
 	switch (t) {
 	case EV_GLOBAL_DIRTY_STATE:
 		return era == ERA_6X ? &gds_6x : &gds_31;
@@ -59,7 +70,7 @@ const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t)
 	case EV_BALANCE_DIRTY_WRITTEN:
 		return ioless ? NULL : &bd_written;
 	case EV_WRITEBACK_SINGLE_INODE:
-		return era == ERA_3_1_RC8 ? &wsi_rc8 : era == ERA_6X ? NULL : &wsi_31;
+		return rc8 ? &wsi_rc8 : era == ERA_6X ? NULL : &wsi_31;
 	case EV_WRITEBACK_START:
 	case EV_WRITEBACK_WRITTEN:
 	case EV_WRITEBACK_WAIT:

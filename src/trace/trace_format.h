@@ -6,6 +6,8 @@
 enum trace_era {
 	ERA_3_1_RC8,  /* 3.1-rc8: writeback_single_inode has age in ms, no dirtied_when */
 	ERA_3_1,      /* 3.1 final */
+	ERA_3_1_RC8_IOLESS, /* 3.1-rc8 + the IO-less series (the seed's nfs-wq4 kernel):
+			     * rc8's writeback events, 3.2's throttling events */
 	ERA_3_2,      /* 3.2: balance_dirty_pages, bdi_dirty_ratelimit, reason= */
 	ERA_6X,       /* current: no unstable, wb_setpoint/wb_dirty, period/think, cgroup_ino */
 	ERA_COUNT
@@ -25,6 +27,10 @@ struct trace_fmt {
 
 /* NULL when the era had no such event. */
 const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t);
+/* Whether the era prints the IO-less tracepoints (balance_dirty_pages, ...). */
+int trace_era_ioless(enum trace_era era);
+/* Whether writeback work events carry reason= (3.2 on). */
+int trace_era_has_reason(enum trace_era era);
 
 /* Inode state bits as the kernel names them in writeback_single_inode. */
 enum { WB_I_DIRTY_SYNC = 1, WB_I_DIRTY_DATASYNC = 2, WB_I_DIRTY_PAGES = 4, WB_I_SYNC = 128 };

@@ -178,7 +178,7 @@ static void put_body(struct out *o, enum trace_era era, const struct trace_fmt *
 		else
 			put_int(o, e->v[f]);
 	}
-	if (fmt->work_class && era >= ERA_3_2) {
+	if (fmt->work_class && trace_era_has_reason(era)) {
 		put_str(o, " reason=");
 		put_str(o, e->reason[0] ? e->reason : "background");
 	}

@@ -35,6 +35,18 @@ check "3.1 trace has balance_dirty_start/wait, no balance_dirty_pages" \
 check "3.1 trace has balance_dirty_written" 'grep -qE ": balance_dirty_written: bdi 8:0 written [0-9]+$" "$D31/trace"'
 check "3.1 dirtiers wrote pages themselves" 'awk "/^dirtier_written_pages /{exit !(\$2 > 0)}" "$D31/stats"'
 
+# the seed's wq4 kernel: 3.1-rc8 writeback events (age in ms, no dirtied_when,
+# no reason=) beside 3.2's IO-less tracepoints; import recognises the mix
+CN=nfs-2dd-4k-4p-4096M-10M:10
+"$W" sim -k 3.1.0-rc8-nfs-wq4+ -t 5 -o "$T/q" "$CN" >/dev/null 2>&1
+DQ="$T/q/thresh=10M/$CN-3.1.0-rc8-nfs-wq4+"
+check "wq4 trace: writeback_single_inode in 3.1-rc8 layout" \
+  'grep -qE ": writeback_single_inode: bdi 0:[0-9]+: ino=[0-9]+ state=[A-Z_|]+ age=[0-9]+ index=[0-9]+ to_write=[0-9]+ wrote=[0-9]+$" "$DQ/trace"'
+check "wq4 trace: balance_dirty_pages present, no reason=" \
+  'grep -q ": balance_dirty_pages: " "$DQ/trace" && ! grep -q "reason=" "$DQ/trace"'
+"$W" import "$DQ/trace" -o "$T/qi" --case "$CN" >/dev/null 2>&1
+check "import detects the wq4 trace as 3.1-rc8-ioless" 'grep -qx "kernel 3.1-rc8-ioless" "$T/qi/thresh=10M/$CN-3.1-rc8-ioless/meta"'
+
 # determinism: same seed -> identical bytes; another seed -> different trace
 "$W" sim -t 20 -j 1 -o "$T/b" "$C" >/dev/null 2>&1
 check "same case and seed give byte-identical results (all but cmdline, -j 2 vs -j 1)" 'diff -r -x cmdline "$T/a" "$T/b" >/dev/null'

@@ -28,7 +28,7 @@ static void fill_event(struct wb_event *e, enum wb_event_type t, enum trace_era 
 	e->cpu = 7;
 	snprintf(e->comm, sizeof(e->comm), "%s", t % 2 ? "flush-8:16" : "dd");
 	snprintf(e->bdi, sizeof(e->bdi), "8:16");
-	if (fmt->work_class && era >= ERA_3_2)
+	if (fmt->work_class && trace_era_has_reason((enum trace_era)era))
 		snprintf(e->reason, sizeof(e->reason), "periodic");
 	for (int i = 0; i < fmt->nfields; i++) {
 		enum wb_field f = fmt->fields[i];
