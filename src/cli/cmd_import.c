@@ -30,7 +30,7 @@ static const char usage[] =
 	"                 required otherwise\n"
 	"  --kernel NAME  kernel name in the directory name.  Default: from the path as\n"
 	"                 above, else the trace era detected from the event formats\n"
-	"                 (3.1-rc8, 3.1, 3.2, 3.3+, 6.x), else \"imported\"\n"
+	"                 (3.1-rc8, 3.1, 3.1-rc8-ioless, 3.2, 3.3+, 6.x), else \"imported\"\n"
 	"\n"
 	"Exit status: 0 ok, 1 unreadable or malformed trace (nothing is written),\n"
 	"2 usage error.\n";
