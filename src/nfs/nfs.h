@@ -4,6 +4,7 @@
 #ifndef WBLAB_NFS_H
 #define WBLAB_NFS_H
 #include "../sim/sim.h"
+#include "xprt_slots.h"
 
 enum nfs_op { NFSPROC_WRITE, NFSPROC_COMMIT, NFS_NR_OPS };
 
@@ -43,7 +44,7 @@ struct nfs_mount {
 	int ninodes;
 	uint64_t wsize_pages;
 	/* transport */
-	uint64_t slots_used;
+	struct xprt_slots slots;
 	struct nfs_rpc *backlog, *backlog_tail;   /* waiting for a slot */
 	struct nfs_rpc *sending, *sending_tail;   /* have a slot, waiting for the socket */
 	int link_busy;
@@ -66,6 +67,8 @@ int nfs_mount_create(struct sim *s, struct bdi *bdi);
 struct nfs_rpc *rpc_alloc(struct nfs_mount *m);
 void rpc_release(struct nfs_mount *m, struct nfs_rpc *r);
 void rpc_pool_destroy(struct nfs_mount *m);
+/* xprt_alloc setup: min_slots preallocated slots */
+void xprt_init_slots(struct sim *s, struct nfs_mount *m);
 void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r);
 /* the server sends the reply back over the link */
 void rpc_send_reply(struct sim *s, struct nfs_rpc *r);

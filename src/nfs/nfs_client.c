@@ -277,6 +277,7 @@ int nfs_mount_create(struct sim *s, struct bdi *bdi)
 		s->inodes[i].fs_private = &m->inodes[i];
 	}
 	congestion_init(s, m);
+	xprt_init_slots(s, m);
 	m->server = nfs_server_create(s, m, s->ninodes);
 	bdi->ops = &nfs_bdi_ops;
 	bdi->dev = m;

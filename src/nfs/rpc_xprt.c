@@ -1,10 +1,12 @@
-/* The RPC client transport (net/sunrpc, TCP): a slot table of up to
- * max_slots requests, a backlog for the rest, and one socket that sends one
- * request at a time at the link's payload bandwidth.  Replies are small: they
- * only pay the latency.  MODEL: one FIFO for WRITEs and COMMITs (the kernel's
- * priority queues and batching are not modelled). */
+/* The RPC client transport (net/sunrpc, TCP): a slot table of min_slots
+ * preallocated requests that grows to max_slots (3.1's dynamic slots), a
+ * backlog for the rest, and one socket that sends one request at a time at
+ * the link's payload bandwidth.  Replies are small: they only pay the latency.
+ * MODEL: one FIFO for WRITEs and COMMITs (the kernel's priority queues and
+ * per-owner batching are not modelled). */
 #include <stdlib.h>
 #include "nfs.h"
+#include "../throttle/throttle.h"
 
 #define RPC_HDR_BYTES 148    /* RPC + NFSv3 WRITE/COMMIT call header, approximately */
 #define RPC_REPLY_BYTES 136
@@ -74,16 +76,27 @@ static void kick_link(struct sim *s, struct nfs_mount *m)
 	sim_call_at(s, s->now + (ktime_t)ns, xmit_done, r);
 }
 
+void xprt_init_slots(struct sim *s, struct nfs_mount *m)
+{
+	xprt_slots_init(&m->slots, m->np.min_slots, m->np.max_slots,
+			s->model->xprt_free_slot_no_wake);
+}
+
+/* rpc_wake_up_next(&xprt->backlog): the first backlogged task retries */
+static void xprt_wake_backlog(struct nfs_mount *m)
+{
+	if (m->backlog && xprt_alloc_slot(&m->slots))
+		fifo_push(&m->sending, &m->sending_tail, fifo_pop(&m->backlog, &m->backlog_tail));
+}
+
 void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 {
 	r->mount = m;
 	r->created = s->now;
-	if (m->slots_used < m->np.max_slots) {
-		m->slots_used++;
+	if (xprt_alloc_slot(&m->slots))
 		fifo_push(&m->sending, &m->sending_tail, r);
-	} else {
+	else
 		fifo_push(&m->backlog, &m->backlog_tail, r);
-	}
 	kick_link(s, m);
 }
 
@@ -99,11 +112,8 @@ static void reply_arrived(struct sim *s, void *arg)
 	st->queue += r->xmit_start - r->created;
 	st->rtt += s->now - r->xmit_start;
 	st->execute += s->now - r->created;
-	struct nfs_rpc *next = fifo_pop(&m->backlog, &m->backlog_tail);
-	if (next)
-		fifo_push(&m->sending, &m->sending_tail, next);
-	else
-		m->slots_used--;
+	if (xprt_free_slot(&m->slots))
+		xprt_wake_backlog(m);
 	if (r->op == NFSPROC_WRITE)
 		nfs_write_done(s, m, r);
 	else

@@ -31,6 +31,7 @@ static const struct param_desc descs[] = {
 	{ "nfs.net_mbps", PT_DOUBLE, P(nfs.net_mbps), 117, "gigabit payload bandwidth, 10^6 B/s" },
 	{ "nfs.net_latency_ms", PT_DOUBLE, P(nfs.net_latency_ms), 0.1, "one-way network latency" },
 	{ "nfs.wsize_kb", PT_U64, P(nfs.wsize_kb), 1024, "negotiated NFS wsize" },
+	{ "nfs.min_slots", PT_U64, P(nfs.min_slots), 2, "RPC slots kept preallocated (tcp_slot_table_entries, 2 since 3.1)" },
 	{ "nfs.max_slots", PT_U64, P(nfs.max_slots), 128, "RPC slot table limit (tcp_max_slot_table_entries)" },
 	{ "nfs.nfsd_threads", PT_U64, P(nfs.nfsd_threads), 8, "server nfsd threads" },
 	{ "nfs.server_disk_mbps", PT_DOUBLE, P(nfs.server_disk_mbps), 90, "server disk sequential bandwidth, MiB/s" },

@@ -19,14 +19,15 @@ struct nfs_params {
 	double net_mbps;         /* payload bandwidth of the link, MB/s (10^6 B/s) */
 	double net_latency_ms;   /* one way */
 	uint64_t wsize_kb;
+	uint64_t min_slots;      /* RPC slots preallocated (tcp_slot_table_entries) */
 	uint64_t max_slots;      /* RPC slot table limit */
 	uint64_t nfsd_threads;
 	double server_disk_mbps;
 	double server_seek_ms;
 	double server_sync_ms;   /* journal commit ending a COMMIT / FILE_SYNC */
 	uint64_t server_fsync_locks; /* 1: a sync holds the file's i_mutex, stalling WRITEs to it */
-	double server_slice_ms;
-	uint64_t server_sockbuf_kb; /* server TCP receive buffer */  /* CFQ time slice: how long one file's I/O runs before the next */
+	double server_slice_ms;  /* CFQ time slice: how long one file's I/O runs before the next */
+	uint64_t server_sockbuf_kb; /* server TCP receive buffer */
 	double server_cpu_ms_per_mb;
 	uint64_t server_mem_mb;
 	uint64_t server_dirty_ratio;

@@ -24,9 +24,9 @@ int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, si
 		FAIL("case '%s': the simulator needs explicit CPUS and MEM (no '*')", c->name);
 	if (!case_fs_is_disk(c->fs) && strcmp(c->fs, "nfs") != 0)
 		FAIL("case '%s': unknown file system '%s' (ext2, ext3, ext4, xfs, btrfs, nfs)", c->name, c->fs);
-	if (p->nfs.net_mbps <= 0 || p->nfs.wsize_kb < 4 || p->nfs.max_slots < 1 ||
-	    p->nfs.nfsd_threads < 1 || p->nfs.server_disk_mbps <= 0)
-		FAIL("nfs parameters out of range (net_mbps, server_disk_mbps > 0; wsize_kb >= 4; max_slots, nfsd_threads >= 1)");
+	if (p->nfs.net_mbps <= 0 || p->nfs.wsize_kb < 4 || p->nfs.min_slots < 1 ||
+	    p->nfs.max_slots < p->nfs.min_slots || p->nfs.nfsd_threads < 1 || p->nfs.server_disk_mbps <= 0)
+		FAIL("nfs parameters out of range (net_mbps, server_disk_mbps > 0; wsize_kb >= 4; 1 <= min_slots <= max_slots; nfsd_threads >= 1)");
 	if (c->bs % PAGE_SIZE_BYTES)
 		FAIL("case '%s': the simulator needs a block size that is a multiple of 4k", c->name);
 	if (p->hz < 10 || p->hz > 10000)

@@ -141,7 +141,8 @@ static void ratelimited_31(struct sim *s, struct task *t, uint64_t nr)
 	.task_dirty_proportion = 1,                           \
 	.nfs_datasync_on_write = 1,                           \
 	.nfs_commit_skip_empty = 0,                           \
-	.nfs_writeback_wait = 0
+	.nfs_writeback_wait = 0,                              \
+	.xprt_free_slot_no_wake = 1
 
 const struct throttle_model throttle_31_vanilla = {
 	.name = "3.1-vanilla",

@@ -17,7 +17,8 @@
 	.task_dirty_proportion = 0,                           \
 	.nfs_datasync_on_write = 1,                           \
 	.nfs_commit_skip_empty = 0,                           \
-	.nfs_writeback_wait = 1
+	.nfs_writeback_wait = 1,                              \
+	.xprt_free_slot_no_wake = 1
 
 const struct throttle_model throttle_31_nfs_wq4 = {
 	.name = "3.1-nfs-wq4",

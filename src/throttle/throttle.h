@@ -30,6 +30,7 @@ struct throttle_model {
 	unsigned nfs_datasync_on_write : 1;  /* 3.1 NFS marks I_DIRTY_DATASYNC per write */
 	unsigned nfs_commit_skip_empty : 1;  /* 3.2 NFS returns early when ncommit == 0 */
 	unsigned nfs_writeback_wait : 1;     /* nfs-wq: flusher waits when too many pages under writeback */
+	unsigned xprt_free_slot_no_wake : 1; /* 3.1 sunrpc: freeing a dynamic slot does not wake the backlog */
 	unsigned flex_proportions : 1;       /* writeout fraction from lib/flex_proportions (3.6+) */
 	/* 6.x: bandwidth is estimated around do_writepages and after an inode's
 	 * writeback ends (hooks below), not after each wb_writeback round */
