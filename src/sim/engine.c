@@ -180,9 +180,19 @@ void sim_call_at(struct sim *s, ktime_t when, void (*fn)(struct sim *, void *), 
 	heap_push(s, e);
 }
 
+ktime_t cpu_free_at(const struct sim *s, const struct sthread *t)
+{
+	return s->cpu_busy_until[t->cpu] > s->now ? s->cpu_busy_until[t->cpu] : s->now;
+}
+
+ktime_t sim_next_event_time(const struct sim *s)
+{
+	return s->heap_len && s->heap[0].t < s->end ? s->heap[0].t : s->end;
+}
+
 void cpu_run(struct sim *s, struct sthread *t, ktime_t ns)
 {
-	ktime_t start = s->cpu_busy_until[t->cpu] > s->now ? s->cpu_busy_until[t->cpu] : s->now;
+	ktime_t start = cpu_free_at(s, t);
 	s->cpu_busy_until[t->cpu] = start + ns;
 	sim_sleep_ns(s, start + ns - s->now);
 }

@@ -29,19 +29,18 @@ void mod_zone_page_state(struct sim *s, int cpu, enum zone_stat_item item, int64
 		vm->global[item] += delta;
 		return;
 	}
-	/* A batch of n single-page increments folds like __inc_zone_state: once
-	 * over the threshold, fold and over-step by half a threshold. */
-	int64_t t = vm->threshold, *d = &vm->diff[cpu * NR_VM_ITEMS + item];
-	int64_t x = *d + delta;
-	if (x > t) {
-		vm->global[item] += x + t / 2;
-		*d = -(t / 2);
-	} else if (x < -t) {
-		vm->global[item] += x - t / 2;
-		*d = t / 2;
-	} else {
+	/* delta single-page __inc_zone_state (or __dec_zone_state) calls in one
+	 * step: the per-CPU diff folds into the global count each time it passes
+	 * the threshold t, and restarts half a threshold the other way. */
+	int64_t t = vm->threshold, h = t / 2, *d = &vm->diff[cpu * NR_VM_ITEMS + item];
+	int64_t old = *d, x = old + delta, cycle = t + 1 + h;
+	if (x > t)
+		*d = -h + (x - (t + 1)) % cycle;
+	else if (x < -t)
+		*d = h - (-t - 1 - x) % cycle;
+	else
 		*d = x;
-	}
+	vm->global[item] += delta - (*d - old);
 }
 
 uint64_t global_page_state(const struct sim *s, enum zone_stat_item item)
@@ -74,15 +73,13 @@ void percpu_counter_destroy(struct percpu_counter *c)
 	c->pcpu = NULL;
 }
 
+/* amount single-page __percpu_counter_add(fbc, +-1, batch) calls in one step:
+ * the CPU's share folds into the count each time it reaches +-batch. */
 void percpu_counter_add(struct percpu_counter *c, int cpu, int64_t amount)
 {
-	int64_t x = c->pcpu[cpu] + amount;
-	if (x >= c->batch || x <= -c->batch) {
-		c->count += x;
-		c->pcpu[cpu] = 0;
-	} else {
-		c->pcpu[cpu] = x;
-	}
+	int64_t x = c->pcpu[cpu] + amount, folds = x / c->batch;
+	c->count += folds * c->batch;
+	c->pcpu[cpu] = x - folds * c->batch;
 }
 
 uint64_t percpu_counter_read(const struct percpu_counter *c)

@@ -12,11 +12,18 @@ static void dd_main(void *arg)
 	if (burst < 1)
 		burst = 1;
 	for (;;) {
-		/* Dirty as many pages as can be dirtied before the throttle's entry
-		 * point would act: the same outcome as page-by-page calls. */
+		/* Dirty as many pages as page-by-page write()s would before anyone
+		 * could tell the difference: no further than the throttle's entry
+		 * point, and no later than the next event of another thread (the
+		 * flusher's scan, an RPC reply, a wakeup), which then sees exactly
+		 * the pages a per-page writer would have dirtied by then. */
 		if (t->inode->bdi->ops->write_begin)
 			t->inode->bdi->ops->write_begin(s, &t->th, t->inode);
 		uint64_t n = s->model->pages_before_check(s, t);
+		ktime_t start = cpu_free_at(s, &t->th), next = sim_next_event_time(s);
+		uint64_t quiet = next > start ? (uint64_t)((double)(next - start - 1) / per_page) : 0;
+		if (n > quiet)
+			n = quiet ? quiet : 1;
 		if (n > burst)
 			n = burst;
 		cpu_run(s, &t->th, (ktime_t)((double)n * per_page));

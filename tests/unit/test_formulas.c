@@ -208,6 +208,68 @@ static void test_vmstat_drift_fold(void **state)
 	vmstat_destroy(&s);
 }
 
+/* A batch of n pages must leave the counters exactly where n single-page
+ * calls leave them (the simulator batches; the kernel counts page by page). */
+static void test_batches_equal_single_pages(void **state)
+{
+	(void)state;
+	struct sim a, b;
+	memset(&a, 0, sizeof(a));
+	a.ncpus = 2;
+	a.p.vmstat_drift = 1;
+	a.c.cpus = 2;
+	a.c.mem_mb = 4096;                    /* threshold 28, over-step 14 */
+	b = a;
+	assert_int_equal(vmstat_init(&a), 0);
+	assert_int_equal(vmstat_init(&b), 0);
+	struct percpu_counter pa, pb;
+	assert_int_equal(percpu_counter_init(&pa, 2, 24), 0);
+	assert_int_equal(percpu_counter_init(&pb, 2, 24), 0);
+	/* mixed signs and sizes, several crossings per batch */
+	const int64_t steps[] = { 100, -7, 43, -250, 1, 29, -29, 500, -3, 77 };
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int64_t n = steps[i], one = n > 0 ? 1 : -1;
+		mod_zone_page_state(&a, 1, NR_FILE_DIRTY, n);
+		percpu_counter_add(&pa, 1, n);
+		for (int64_t k = 0; k != n; k += one) {
+			mod_zone_page_state(&b, 1, NR_FILE_DIRTY, one);
+			percpu_counter_add(&pb, 1, one);
+		}
+		assert_int_equal(a.vm.global[NR_FILE_DIRTY], b.vm.global[NR_FILE_DIRTY]);
+		assert_int_equal(a.vm.diff[1 * NR_VM_ITEMS + NR_FILE_DIRTY],
+				 b.vm.diff[1 * NR_VM_ITEMS + NR_FILE_DIRTY]);
+		assert_int_equal(pa.count, pb.count);
+		assert_int_equal(pa.pcpu[1], pb.pcpu[1]);
+	}
+	vmstat_destroy(&a);
+	vmstat_destroy(&b);
+	percpu_counter_destroy(&pa);
+	percpu_counter_destroy(&pb);
+}
+
+static void test_vmstat_batch_by_hand(void **state)
+{
+	(void)state;
+	struct sim s;
+	memset(&s, 0, sizeof(s));
+	s.ncpus = 2;
+	s.p.vmstat_drift = 1;
+	s.c.cpus = 2;
+	s.c.mem_mb = 4096;                    /* threshold 28 */
+	assert_int_equal(vmstat_init(&s), 0);
+	/* 100 pages: fold at the 29th (+43, diff -14) and the 72nd (+43, diff -14),
+	 * then 28 more: diff 14, global 86 */
+	mod_zone_page_state(&s, 0, NR_FILE_DIRTY, 100);
+	assert_int_equal(s.vm.diff[NR_FILE_DIRTY], 14);
+	assert_int_equal(global_page_state(&s, NR_FILE_DIRTY), 86);
+	/* -60 pages: down to -28 after 42, fold at -29 (43rd: global -43, diff 14),
+	 * 17 more: diff -3; global 43 */
+	mod_zone_page_state(&s, 0, NR_FILE_DIRTY, -60);
+	assert_int_equal(s.vm.diff[NR_FILE_DIRTY], -3);
+	assert_int_equal(global_page_state(&s, NR_FILE_DIRTY), 43);
+	vmstat_destroy(&s);
+}
+
 static void test_percpu_counter(void **state)
 {
 	(void)state;
@@ -238,6 +300,8 @@ int main(void)
 		cmocka_unit_test(test_dirty_thresholds),
 		cmocka_unit_test(test_vmstat_threshold),
 		cmocka_unit_test(test_vmstat_drift_fold),
+		cmocka_unit_test(test_batches_equal_single_pages),
+		cmocka_unit_test(test_vmstat_batch_by_hand),
 		cmocka_unit_test(test_percpu_counter),
 	};
 	return cmocka_run_group_tests_name("formulas", tests, NULL, NULL);
