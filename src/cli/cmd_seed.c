@@ -34,7 +34,7 @@ static const char *const nfs_metrics[] = {
 };
 
 static const char usage[] =
-	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--set KEY=VAL]... [--no-plots] [--no-trace]\n"
+	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--seed N] [--set KEY=VAL]... [--no-plots] [--no-trace]\n"
 	"Reproduce the seed table: simulate the 12 NFS cases of shared/docs/seed-table.md\n"
 	"under 3.1.0-rc8-vanilla+ (3.1 IO-ful throttling) and 3.1.0-rc8-nfs-wq4+ (IO-less\n"
 	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
@@ -43,6 +43,8 @@ static const char usage[] =
 	"                     compare-write_bw.txt, compare-nfs.txt and report.html\n"
 	"  -t, --runtime SEC  simulated seconds per case (default 300, as the seed's runs)\n"
 	"  -j, --jobs N       cases run in parallel (default: number of CPUs)\n"
+	"      --seed N       random seed of every case (default 1): the server disk's\n"
+	"                     service-time jitter; other seeds show how robust a row is\n"
 	"      --set KEY=VAL  override a model parameter (see 'wblab sim --help'); the\n"
 	"                     same value applies to every case\n"
 	"      --no-plots     skip graphs and the report\n"
@@ -163,11 +165,13 @@ static int run_seed(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' }, { "runtime", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' }, { "set", required_argument, NULL, 's' },
 		{ "no-plots", no_argument, NULL, 'n' },  { "no-trace", no_argument, NULL, 'T' },
+		{ "seed", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "seed-results";
 	double runtime = 300;
 	uint64_t jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t rng_seed = 1;
 	int no_plots = 0, no_trace = 0, c;
 	char err[512];
 	struct sim_params p;
@@ -184,6 +188,12 @@ static int run_seed(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'S':
+			if (parse_u64(optarg, &rng_seed)) {
+				wb_error("seed: --seed: bad number '%s'", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'n':
 			no_plots = 1;
@@ -212,7 +222,7 @@ static int run_seed(int argc, char **argv)
 		}
 		for (int k = 0; k < 2; k++)
 			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
-				.kernel_name = seed_kernels[k], .p = &p, .seed = 1, .runtime = runtime,
+				.kernel_name = seed_kernels[k], .p = &p, .seed = rng_seed, .runtime = runtime,
 				.out = out, .no_trace = no_trace, .argc = argc, .argv = argv };
 	}
 	if (simulate_all(js, 2 * NSEED, (int)jobs))

@@ -258,6 +258,7 @@ static void disk_kick(struct sim *s, struct nfs_server_sim *srv)
 		double ns = (double)n * 4096.0 / (srv->np.server_disk_mbps * 1048576.0) * 1e9;
 		if (srv->last_file != j->file)
 			ns += srv->np.server_seek_ms * 1e6;
+		ns *= 1.0 + srv->np.server_jitter_pct / 100.0 * (2.0 * sim_rand(s) - 1.0);
 		srv->last_file = j->file;
 		srv->cur = j;
 		srv->cur_pages = n;

@@ -142,10 +142,12 @@ int sim_wait(struct sim *s, struct waitq *wq, uint64_t timeout)
 	return t->wake_gen != gen;
 }
 
+/* try_to_wake_up: the woken thread runs after the wakeup latency (IPI,
+ * idle exit, context switch) */
 void wake_up_thread(struct sim *s, struct sthread *t)
 {
 	t->wake_gen++;
-	schedule_resume(s, t, s->now);
+	schedule_resume(s, t, s->now + (ktime_t)s->p.wakeup_ns);
 }
 
 void wake_up_all(struct sim *s, struct waitq *wq)

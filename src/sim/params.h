@@ -24,6 +24,7 @@ struct nfs_params {
 	uint64_t nfsd_threads;
 	double server_disk_mbps;
 	double server_seek_ms;
+	double server_jitter_pct; /* +- random variation of each disk request */
 	double server_sync_ms;   /* journal commit ending a COMMIT / FILE_SYNC */
 	uint64_t server_fsync_locks; /* 1: a sync holds the file's i_mutex, stalling WRITEs to it */
 	double server_slice_ms;  /* CFQ time slice: how long one file's I/O runs before the next */
@@ -39,6 +40,7 @@ struct sim_params {
 	double cpu_page_ns;      /* copying one page in write() */
 	double syscall_ns;       /* fixed cost of one write() call */
 	double batch_max_us;     /* longest CPU run a writer does between model checks */
+	double wakeup_ns;        /* from wake_up to the woken thread running */
 	double writeback_page_ns; /* CPU to put one page under writeback (write_cache_pages) */
 	double writeback_inode_ns; /* CPU of one writeback_single_inode visit */
 	uint64_t dirty_writeback_centisecs;
