@@ -45,6 +45,7 @@ struct nfs_mount {
 	uint64_t wsize_pages;
 	/* transport */
 	struct xprt_slots slots;
+	uint64_t backlog_len, backlog_max, backlog_waits;  /* requests asleep for a slot */
 	struct nfs_rpc *backlog, *backlog_tail;   /* waiting for a slot */
 	struct nfs_rpc *sending, *sending_tail;   /* have a slot, waiting for the socket */
 	int link_busy;

@@ -196,6 +196,8 @@ static void nfs_report(struct sim *s, struct bdi *bdi, struct stats_acc *st,
 	stats_set(st, "nfs_commit_rtt_time", per_op_ms(c->rtt, c->ops));
 	stats_set(st, "nfs_commit_execute_time", per_op_ms(c->execute, c->ops));
 	stats_set(st, "nfs_file_sync_writes", (double)m->stable_writes);
+	stats_set(st, "nfs_backlog_waits", (double)m->backlog_waits);
+	stats_set(st, "nfs_backlog_max", (double)m->backlog_max);
 	stats_set(st, "nfs_writepages_mean_pages",
 		  m->writepages_calls ? (double)m->writepages_pages / (double)m->writepages_calls : 0);
 	stats_set(st, "nfs_server_disk_mb", (double)nfs_server_disk_pages(m->server) / 256);

@@ -85,8 +85,10 @@ void xprt_init_slots(struct sim *s, struct nfs_mount *m)
 /* rpc_wake_up_next(&xprt->backlog): the first backlogged task retries */
 static void xprt_wake_backlog(struct nfs_mount *m)
 {
-	if (m->backlog && xprt_alloc_slot(&m->slots))
+	if (m->backlog && xprt_alloc_slot(&m->slots)) {
 		fifo_push(&m->sending, &m->sending_tail, fifo_pop(&m->backlog, &m->backlog_tail));
+		m->backlog_len--;
+	}
 }
 
 void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
@@ -95,8 +97,12 @@ void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	r->created = s->now;
 	if (xprt_alloc_slot(&m->slots))
 		fifo_push(&m->sending, &m->sending_tail, r);
-	else
+	else {
 		fifo_push(&m->backlog, &m->backlog_tail, r);
+		m->backlog_waits++;
+		if (++m->backlog_len > m->backlog_max)
+			m->backlog_max = m->backlog_len;
+	}
 	kick_link(s, m);
 }
 
