@@ -12,10 +12,11 @@
  * i_mutex (server_fsync_locks): WRITEs to a file whose i_mutex a sync holds
  * wait, each holding its nfsd thread.  A FILE_SYNC WRITE holds it while its
  * journal commit runs (O_SYNC: ->fsync under the mutex).  A COMMIT holds it
- * for its whole duration with 2 (nfsd_sync of the 2.6.2x/3x nfsd a 2011
- * server likely ran: fdatawrite, ->fsync and fdatawait all under i_mutex), or
- * for its journal commit only with 1 (later nfsd, vfs_fsync_range); 0: never.
- * UNVERIFIED: the seed's server kernel is unknown.
+ * for its journal commit only with 1 (vfs_fsync_range, 2.6.35 on: the data
+ * is written first), for its whole duration with 2 (nfsd_sync of 2.6.3x:
+ * fdatawrite, ->fsync and fdatawait all under i_mutex); 0: never.  The seed's
+ * server kernel is unknown; its published wq4 rows rule out 2.
+ * Disk requests vary by +-server_jitter_pct (seeded).
  * TCP flow control: requests on the wire or waiting for an nfsd thread occupy
  * the server's socket buffer (server_sockbuf_kb); when it is full the client
  * cannot send, so a server whose threads all wait stalls the link.
