@@ -183,18 +183,24 @@ static void test_vmstat_threshold(void **state)
 	assert_int_equal(vmstat_threshold(8, 4096), 56);
 }
 
+/* a 2-CPU, 4 GiB machine with per-CPU drift: vmstat threshold 2 * 2 * 7 = 28 */
+static void vmstat_machine(struct sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->ncpus = 2;
+	s->p.vmstat_drift = 1;
+	s->c.cpus = 2;
+	s->c.mem_mb = 4096;
+	assert_int_equal(vmstat_init(s), 0);
+}
+
 static void test_vmstat_drift_fold(void **state)
 {
 	(void)state;
 	/* increments stay per-CPU until over the threshold, then fold with a half
 	 * threshold over-step (__inc_zone_state) */
 	struct sim s;
-	memset(&s, 0, sizeof(s));
-	s.ncpus = 2;
-	s.p.vmstat_drift = 1;
-	s.c.cpus = 2;
-	s.c.mem_mb = 4096;                    /* threshold 2 * 2 * 7 = 28 */
-	assert_int_equal(vmstat_init(&s), 0);
+	vmstat_machine(&s);
 	assert_int_equal(s.vm.threshold, 28);
 	mod_zone_page_state(&s, 1, NR_FILE_DIRTY, 28);
 	assert_int_equal(global_page_state(&s, NR_FILE_DIRTY), 0);
@@ -214,14 +220,8 @@ static void test_batches_equal_single_pages(void **state)
 {
 	(void)state;
 	struct sim a, b;
-	memset(&a, 0, sizeof(a));
-	a.ncpus = 2;
-	a.p.vmstat_drift = 1;
-	a.c.cpus = 2;
-	a.c.mem_mb = 4096;                    /* threshold 28, over-step 14 */
-	b = a;
-	assert_int_equal(vmstat_init(&a), 0);
-	assert_int_equal(vmstat_init(&b), 0);
+	vmstat_machine(&a);                   /* threshold 28, over-step 14 */
+	vmstat_machine(&b);
 	struct percpu_counter pa, pb;
 	assert_int_equal(percpu_counter_init(&pa, 2, 24), 0);
 	assert_int_equal(percpu_counter_init(&pb, 2, 24), 0);
@@ -251,12 +251,7 @@ static void test_vmstat_batch_by_hand(void **state)
 {
 	(void)state;
 	struct sim s;
-	memset(&s, 0, sizeof(s));
-	s.ncpus = 2;
-	s.p.vmstat_drift = 1;
-	s.c.cpus = 2;
-	s.c.mem_mb = 4096;                    /* threshold 28 */
-	assert_int_equal(vmstat_init(&s), 0);
+	vmstat_machine(&s);                   /* threshold 28 */
 	/* 100 pages: fold at the 29th (+43, diff -14) and the 72nd (+43, diff -14),
 	 * then 28 more: diff 14, global 86 */
 	mod_zone_page_state(&s, 0, NR_FILE_DIRTY, 100);
