@@ -40,6 +40,12 @@ int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, si
 		FAIL("bdi_min_ratio <= bdi_max_ratio <= 100 required");
 	if (p->dirtyable_pct <= 0 || p->dirtyable_pct > 100)
 		FAIL("dirtyable_pct must be in (0, 100]");
+	/* a service time may vary, never turn negative */
+	if (!(p->disk.jitter_pct >= 0 && p->disk.jitter_pct < 100) ||
+	    !(p->nfs.server_jitter_pct >= 0 && p->nfs.server_jitter_pct < 100))
+		FAIL("disk.jitter_pct and nfs.server_jitter_pct must be in [0, 100)");
+	if (!(p->wakeup_ns >= 0))
+		FAIL("wakeup_ns must be >= 0");
 	return 0;
 }
 

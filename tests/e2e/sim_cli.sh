@@ -77,6 +77,7 @@ bad "bad value" --set hz=fast "$C"
 bad "multiple of 4k" ext4-1dd-3k-4p-4096M-10M:10
 bad "no '*'" 'ext4-1dd-4k-*-4096M-10M:10'
 bad "must be > 0" --set writeback_inode_ns=0 "$C"
+bad "jitter_pct" --set nfs.server_jitter_pct=300 "$C"
 bad "--runtime" -t -5 "$C"
 bad "unknown file system" zfs-1dd-4k-4p-4096M-10M:10
 check "help lists models and parameters" '"$W" help sim | grep -q "3.2-ioless" && "$W" sim --help | grep -q "disk.seek_ms"'
