@@ -7,7 +7,6 @@
 #define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
 #define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
 #define PAGE_MB (1.0 / 256) /* 4 KiB pages per MiB */
-#define LEVEL_BUCKETS STATS_LEVEL_BUCKETS
 #define RL_BINS 256         /* time bins of task_ratelimit; widths double to fit */
 
 struct sample { int64_t ts_us; int64_t written; };
@@ -26,7 +25,7 @@ struct stats_acc {
 	int64_t first_ts, last_ts, first_dirtied, last_dirtied, first_written, last_written;
 	int64_t prev_ts, prev_nr_dirty, prev_dirty, prev_hard;
 	double area_nr_dirty, area_dirty, over_limit_us;
-	double level_us[LEVEL_BUCKETS];   /* time spent at each nr_dirty level */
+	double level_us[STATS_LEVEL_BUCKETS];   /* time spent at each nr_dirty level */
 	int64_t max_nr_dirty, max_dirty, max_writeback, max_unstable;
 	/* balance_dirty_pages */
 	uint64_t nbdp, npause;
@@ -73,7 +72,7 @@ int stats_level_bucket(int64_t v)
 		return v < 0 ? 0 : (int)v;
 	int e = 63 - __builtin_clzll((uint64_t)v);
 	int b = 128 + (e - 7) * 64 + (int)(((uint64_t)v >> (e - 6)) & 63);
-	return b < LEVEL_BUCKETS ? b : LEVEL_BUCKETS - 1;
+	return b < STATS_LEVEL_BUCKETS ? b : STATS_LEVEL_BUCKETS - 1;
 }
 
 double stats_level_value(int b)
@@ -357,16 +356,16 @@ static void write_tasks(struct stats_acc *s, FILE *f)
 static double level_p95(const struct stats_acc *s)
 {
 	double total = 0, seen = 0;
-	for (int b = 0; b < LEVEL_BUCKETS; b++)
+	for (int b = 0; b < STATS_LEVEL_BUCKETS; b++)
 		total += s->level_us[b];
 	if (total <= 0)
 		return (double)s->prev_nr_dirty;
-	for (int b = 0; b < LEVEL_BUCKETS; b++) {
+	for (int b = 0; b < STATS_LEVEL_BUCKETS; b++) {
 		seen += s->level_us[b];
 		if (seen >= 0.95 * total)
 			return stats_level_value(b);
 	}
-	return stats_level_value(LEVEL_BUCKETS - 1);
+	return stats_level_value(STATS_LEVEL_BUCKETS - 1);
 }
 
 /* Mean task_ratelimit of balance_dirty_pages in the second half of the trace

@@ -182,18 +182,13 @@ static int run_seed(int argc, char **argv)
 		switch (c) {
 		case 't':
 		case 'j':
+		case 'S':
 		case 's':
-			if (sim_common_option(c, optarg, &runtime, &jobs, &p))
+			if (sim_common_option(c, optarg, &runtime, &jobs, &rng_seed, &p))
 				return EXIT_USAGE;
 			break;
 		case 'o':
 			out = optarg;
-			break;
-		case 'S':
-			if (parse_u64(optarg, &rng_seed)) {
-				wb_error("seed: --seed: bad number '%s'", optarg);
-				return EXIT_USAGE;
-			}
 			break;
 		case 'n':
 			no_plots = 1;

@@ -78,8 +78,9 @@ static int run_sim(int argc, char **argv)
 		switch (c) {
 		case 't':
 		case 'j':
+		case 'S':
 		case 's':
-			if (sim_common_option(c, optarg, &runtime, &jobs, &p))
+			if (sim_common_option(c, optarg, &runtime, &jobs, &seed, &p))
 				return EXIT_USAGE;
 			break;
 		case 'k':
@@ -87,12 +88,6 @@ static int run_sim(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
-			break;
-		case 'S':
-			if (parse_u64(optarg, &seed)) {
-				wb_error("--seed: '%s' is not a non-negative integer", optarg);
-				return EXIT_USAGE;
-			}
 			break;
 		case 'n':
 			no_trace = 1;

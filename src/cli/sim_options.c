@@ -2,7 +2,7 @@
 #include "../util/util.h"
 
 int sim_common_option(int c, const char *arg, double *runtime, uint64_t *jobs,
-		      struct sim_params *p)
+		      uint64_t *seed, struct sim_params *p)
 {
 	char err[512];
 	switch (c) {
@@ -15,6 +15,12 @@ int sim_common_option(int c, const char *arg, double *runtime, uint64_t *jobs,
 	case 'j':
 		if (parse_u64(arg, jobs) || *jobs < 1 || *jobs > 256) {
 			wb_error("--jobs: '%s' is not a number in 1..256", arg);
+			return -1;
+		}
+		return 0;
+	case 'S':
+		if (parse_u64(arg, seed)) {
+			wb_error("--seed: '%s' is not a non-negative integer", arg);
 			return -1;
 		}
 		return 0;

@@ -37,8 +37,3 @@ int xprt_free_slot(struct xprt_slots *x)
 	x->free++;
 	return 1;
 }
-
-uint64_t xprt_slots_busy(const struct xprt_slots *x)
-{
-	return x->num_reqs - x->free;
-}

@@ -17,7 +17,5 @@ void xprt_slots_init(struct xprt_slots *x, uint64_t min, uint64_t max, int free_
 int xprt_alloc_slot(struct xprt_slots *x);
 /* xprt_free_slot: 1 = wake the first backlogged task (rpc_wake_up_next) */
 int xprt_free_slot(struct xprt_slots *x);
-/* slots held by tasks */
-uint64_t xprt_slots_busy(const struct xprt_slots *x);
 
 #endif
