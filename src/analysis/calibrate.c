@@ -143,11 +143,30 @@ static double derive_dirtyable_pct(const struct calibration *cal, int64_t thresh
 	return pct > 1 && pct <= 100 ? pct : 92;
 }
 
+/* Writer CPU per page.  The writers' own CPU time (getrusage of each writer
+ * process) is what a page costs them; their wall time outside pauses is not,
+ * for it holds every non-pause wait (page allocation, journal locks, a device
+ * stall felt through the file system), and a simulated writer charged those
+ * as CPU could never outrun the device and would never be throttled.  The
+ * wall-time rule is kept only for results that lack the CPU time. */
+static double writer_page_ns(const struct calibration *cal, double pages)
+{
+	if (cal->writers_cpu_s > 0 && pages > 0)
+		return cal->writers_cpu_s / pages * 1e9;
+	double busy = cal->c.ndd * cal->runtime_s - cal->pause_s;
+	/* the simulated flusher spends writeback_page_ns per page on the same CPUs */
+	double cpus_free = cal->c.cpus * cal->runtime_s - pages * DEFAULT_WRITEBACK_PAGE_NS * 1e-9;
+	busy = fmin(busy, cpus_free);
+	return pages > 0 && busy > 0 ? busy / pages * 1e9 : 0;
+}
+
 static void derive(struct calibration *cal, const struct trace_facts *tf, double write_bw)
 {
 	double bs_pages = (double)(cal->c.bs / PAGE_SIZE_BYTES ? cal->c.bs / PAGE_SIZE_BYTES : 1);
-	/* the device: what reached it, or the kernel's estimate while it was busy */
-	cal->bw_mbps = fmax(cal->dev_write_bw, cal->awrite_bw_steady);
+	/* the device: a block-throttling cap is the device's rate by construction;
+	 * else what reached it, or the kernel's estimate while it was busy */
+	cal->bw_mbps = cal->device_cap_mbps > 0 ? cal->device_cap_mbps
+						: fmax(cal->dev_write_bw, cal->awrite_bw_steady);
 	if (cal->bw_mbps <= 0)
 		cal->bw_mbps = write_bw > 0 ? write_bw : 57;
 	/* a loop device with direct I/O on a virtual disk shows no cost for switching files */
@@ -155,13 +174,7 @@ static void derive(struct calibration *cal, const struct trace_facts *tf, double
 	cal->max_request_kb = cal->dev_write_kb_mean > 0 ? 4 * round(cal->dev_write_kb_mean / 4) : 512;
 	cal->max_request_kb = fmin(fmax(cal->max_request_kb, 4), 65536);
 	cal->nr_requests = 128;    /* blk-mq loop: hw queue depth 128 with scheduler none */
-	/* writers: time per page outside their pauses, at most the CPUs' time */
-	double pages = cal->writers_mb * 256.0;
-	double busy = cal->c.ndd * cal->runtime_s - cal->pause_s;
-	/* the simulated flusher spends writeback_page_ns per page on the same CPUs */
-	double cpus_free = cal->c.cpus * cal->runtime_s - pages * DEFAULT_WRITEBACK_PAGE_NS * 1e-9;
-	busy = fmin(busy, cpus_free);
-	cal->per_page_ns = pages > 0 && busy > 0 ? busy / pages * 1e9 : 0;
+	cal->per_page_ns = writer_page_ns(cal, cal->writers_mb * 256.0);
 	cal->cpu_page_ns = cal->per_page_ns > 0 ? cal->per_page_ns - DEFAULT_SYSCALL_NS / bs_pages : 2500;
 	cal->cpu_page_ns = fmax(cal->cpu_page_ns, MIN_CPU_PAGE_NS);
 	cal->dirtyable_pct = derive_dirtyable_pct(cal, tf->first_gds_thresh);
@@ -175,13 +188,22 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	struct kv_want st[] = { { "dev_write_bw", "", 0 }, { "writers_mb", "", 0 },
 				{ "dev_write_kb_mean", "", 0 }, { "runtime_s", "", 0 },
 				{ "duration_s", "", 0 }, { "write_bw", "", 0 }, { "dirtied_mb", "", 0 },
-				{ NULL, "", 0 } };
+				{ "writers_cpu_s", "", 0 }, { NULL, "", 0 } };
 	if (read_keys(dir, "stats", st, 1, err, errlen))
 		return -1;
-	struct kv_want pa[] = { { "runtime_s", "", 0 }, { "runtime", "", 0 }, { NULL, "", 0 } };
+	struct kv_want pa[] = { { "runtime_s", "", 0 }, { "runtime", "", 0 },
+				{ "device_bw_mbps", "", 0 }, { NULL, "", 0 } };
 	read_keys(dir, "params", pa, 0, err, errlen);
-	struct kv_want env[] = { { "device", "", 0 }, { NULL, "", 0 } };
+	struct kv_want env[] = { { "device", "", 0 }, { "bdi.strict_limit", "", 0 },
+				 { "bdi.min_ratio", "", 0 }, { "bdi.max_ratio", "", 0 },
+				 { NULL, "", 0 } };
 	read_keys(dir, "env", env, 0, err, errlen);
+	cal->writers_cpu_s = num(st, "writers_cpu_s", 0);
+	cal->device_cap_mbps = num(pa, "device_bw_mbps", 0);
+	/* the knobs in force during the run, so the model runs under them too */
+	cal->bdi_strict_limit = num(env, "bdi.strict_limit", 0) != 0;
+	cal->bdi_min_ratio = (int)num(env, "bdi.min_ratio", 0);
+	cal->bdi_max_ratio = (int)num(env, "bdi.max_ratio", 100);
 	cal->runtime_s = num(pa, "runtime_s", num(pa, "runtime", num(st, "runtime_s",
 					      num(st, "duration_s", 0))));
 	if (cal->runtime_s <= 0) {
@@ -209,14 +231,19 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 	int n = 0;
 	k[n++] = (struct cal_key){ "hz", c->hz, "kernel tick rate of the machine" };
 	k[n++] = (struct cal_key){ "disk.bw_mbps", c->bw_mbps,
-				   "max(device MiB/s, median kernel write_bw estimate, 2nd half)" };
+				   c->device_cap_mbps > 0 ? "the run's --device-bw cap"
+				   : "max(device MiB/s, median kernel write_bw estimate, 2nd half)" };
 	k[n++] = (struct cal_key){ "disk.seek_ms", c->seek_ms,
 				   c->loop_device ? "loop device: no file-switch cost" : "default" };
 	k[n++] = (struct cal_key){ "disk.nr_requests", c->nr_requests, "blk-mq queue depth" };
 	k[n++] = (struct cal_key){ "disk.max_request_kb", c->max_request_kb, "mean device write size" };
 	k[n++] = (struct cal_key){ "cpu_page_ns", c->cpu_page_ns,
-				   "writer time per page outside pauses, minus syscall_ns" };
+				   c->writers_cpu_s > 0 ? "writers' own CPU time per page, minus syscall_ns"
+				   : "writer time per page outside pauses, minus syscall_ns (no CPU time recorded)" };
 	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio" };
+	k[n++] = (struct cal_key){ "bdi_strict_limit", c->bdi_strict_limit, "the device's bdi knob in env" };
+	k[n++] = (struct cal_key){ "bdi_min_ratio", c->bdi_min_ratio, "the device's bdi knob in env" };
+	k[n++] = (struct cal_key){ "bdi_max_ratio", c->bdi_max_ratio, "the device's bdi knob in env" };
 	return n;
 }
 
@@ -227,7 +254,7 @@ int calibration_apply(const struct calibration *cal, struct sim_params *p, char 
 	for (int i = 0; i < n; i++) {
 		char a[128];
 		if (strcmp(k[i].key, "hz") == 0 || strcmp(k[i].key, "disk.nr_requests") == 0 ||
-		    strcmp(k[i].key, "disk.max_request_kb") == 0)
+		    strcmp(k[i].key, "disk.max_request_kb") == 0 || strncmp(k[i].key, "bdi_", 4) == 0)
 			snprintf(a, sizeof(a), "%s=%.0f", k[i].key, k[i].value);
 		else
 			snprintf(a, sizeof(a), "%s=%.6g", k[i].key, k[i].value);

@@ -17,7 +17,10 @@ struct calibration {
 	double pause_s;            /* sum of the writers' balance_dirty_pages sleeps */
 	double per_page_ns;        /* writer time per page outside those sleeps (CPU share) */
 	double dev_write_kb_mean;
+	double writers_cpu_s;      /* the writers' own CPU time (0: not recorded) */
+	double device_cap_mbps;    /* the run's --device-bw cap (0: none) */
 	int loop_device;
+	int bdi_strict_limit, bdi_min_ratio, bdi_max_ratio;   /* the device's knobs in env */
 	/* what the simulator gets */
 	double hz, bw_mbps, seek_ms, cpu_page_ns, max_request_kb, nr_requests, dirtyable_pct;
 };

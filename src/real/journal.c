@@ -4,32 +4,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "journal.h"
 #include "../util/util.h"
 
-#define J_MAX_ENTRIES 4096
-
-int journal_open(struct journal *j, const char *dir, char *err, size_t errlen)
+int journal_open_at(struct journal *j, int dirfd, const char *name, const char *shown,
+		    char *err, size_t errlen)
 {
-	if (mkdir_p(dir)) {
-		snprintf(err, errlen, "cannot create scratch dir '%s': %s", dir, strerror(errno));
-		return -1;
-	}
-	if ((size_t)snprintf(j->path, sizeof(j->path), "%s/journal", dir) >= sizeof(j->path)) {
-		snprintf(err, errlen, "scratch dir path too long");
-		return -1;
-	}
-	j->fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	struct stat st;
+	snprintf(j->path, sizeof(j->path), "%s", shown);
+	j->fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->fd < 0) {
-		snprintf(err, errlen, "cannot open '%s': %s", j->path, strerror(errno));
+		snprintf(err, errlen, "cannot open the journal %s: %s", shown, strerror(errno));
 		return -1;
 	}
-	if (flock(j->fd, LOCK_EX | LOCK_NB)) {
-		snprintf(err, errlen, "another wblab run is using scratch dir '%s' (%s is locked)",
-			 dir, j->path);
+	if (fstat(j->fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 || st.st_nlink != 1 ||
+	    (st.st_mode & 077)) {
+		snprintf(err, errlen, "journal %s is not a root-only regular file; refusing to "
+			 "use it (remove it after checking who made it)", shown);
 		close(j->fd);
 		j->fd = -1;
 		return -1;
@@ -53,7 +46,11 @@ static int arg_ok(const char *s)
 int journal_add(struct journal *j, const char *kind, ...)
 {
 	char line[J_MAX_ARGS * J_ARG_LEN + 64];
-	size_t len = (size_t)snprintf(line, sizeof(line), "%s", kind);
+	if (strlen(kind) >= sizeof(((struct jentry *)0)->kind) || !arg_ok(kind) || !*kind) {
+		errno = EINVAL;
+		return -1;
+	}
+	size_t len = (size_t)snprintf(line, sizeof(line), "+\t%s", kind);
 	va_list ap;
 	va_start(ap, kind);
 	int nargs = 0;
@@ -78,6 +75,36 @@ off_t journal_mark(const struct journal *j)
 	return j->end;
 }
 
+/* One line text[pos..end) into e.  0 or -1. */
+static int parse_line(const char *text, size_t pos, size_t end, struct jentry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->off = (off_t)pos;
+	if (end - pos < 2 || (text[pos] != '+' && text[pos] != '-') || text[pos + 1] != '\t')
+		return -1;
+	e->done = text[pos] == '-';
+	pos += 2;
+	int field = -1;
+	while (pos <= end) {
+		size_t f = pos;
+		while (f < end && text[f] != '\t')
+			f++;
+		size_t flen = f - pos;
+		if (field >= J_MAX_ARGS)
+			return -1;
+		char *dst = field < 0 ? e->kind : e->args[field];
+		size_t cap = field < 0 ? sizeof(e->kind) : J_ARG_LEN;
+		if (flen >= cap || memchr(text + pos, 0, flen))
+			return -1;
+		memcpy(dst, text + pos, flen);
+		dst[flen] = 0;
+		field++;
+		pos = f + 1;
+	}
+	e->nargs = field;
+	return e->kind[0] ? 0 : -1;
+}
+
 int journal_parse(const char *text, size_t len, struct jentry *out, int max)
 {
 	int n = 0;
@@ -88,27 +115,8 @@ int journal_parse(const char *text, size_t len, struct jentry *out, int max)
 			break;  /* torn write: the change after it was never started */
 		if (n == max)
 			return -1;
-		struct jentry *e = &out[n];
-		memset(e, 0, sizeof(*e));
-		e->off = (off_t)pos;
 		size_t end = (size_t)(nl - text);
-		int field = -1;
-		while (pos <= end) {
-			size_t f = pos;
-			while (f < end && text[f] != '\t')
-				f++;
-			size_t flen = f - pos;
-			char *dst = field < 0 ? e->kind : e->args[field];
-			size_t cap = field < 0 ? sizeof(e->kind) : J_ARG_LEN;
-			if (flen >= cap || field >= J_MAX_ARGS)
-				return -1;
-			memcpy(dst, text + pos, flen);
-			dst[flen] = 0;
-			field++;
-			pos = f + 1;
-		}
-		e->nargs = field;
-		if (!e->kind[0])
+		if (parse_line(text, pos, end, &out[n]))
 			return -1;
 		n++;
 		pos = end + 1;
@@ -120,35 +128,57 @@ int journal_replay(const struct jentry *e, int n, jundo_fn undo, void *arg)
 {
 	int failed = 0;
 	for (int i = n - 1; i >= 0; i--)
-		if (undo(&e[i], arg))
+		if (!e[i].done && undo(&e[i], arg))
 			failed++;
 	return failed;
 }
 
+int journal_load(const struct journal *j, off_t from, struct jentry **e, int *n)
+{
+	*e = NULL;
+	*n = 0;
+	if (j->end <= from)
+		return 0;
+	size_t len = (size_t)(j->end - from);
+	char *text = malloc(len);
+	*e = calloc(J_MAX_ENTRIES, sizeof(**e));
+	int rc = -1;
+	if (text && *e && pread(j->fd, text, len, from) == (ssize_t)len) {
+		*n = journal_parse(text, len, *e, J_MAX_ENTRIES);
+		if (*n >= 0)
+			rc = 0;
+		else
+			wb_error("journal %s is malformed; fix or remove it by hand", j->path);
+	}
+	free(text);
+	if (rc) {
+		free(*e);
+		*e = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
 int journal_undo_to(struct journal *j, off_t mark, jundo_fn undo, void *arg)
 {
-	if (j->end <= mark)
-		return 0;
-	size_t len = (size_t)(j->end - mark);
-	char *text = malloc(len);
-	struct jentry *e = calloc(J_MAX_ENTRIES, sizeof(*e));
-	int failed = 0;
-	if (!text || !e || pread(j->fd, text, len, mark) != (ssize_t)len) {
-		failed = 1;
-		goto out;
+	struct jentry *e;
+	int n, failed = 0;
+	if (journal_load(j, mark, &e, &n))
+		return 1;
+	for (int i = n - 1; i >= 0; i--) {
+		if (e[i].done)
+			continue;
+		if (undo(&e[i], arg)) {
+			failed++;
+			continue;
+		}
+		/* restored: never again, even if a later step fails */
+		if (pwrite(j->fd, "-", 1, mark + e[i].off) != 1 || fsync(j->fd))
+			failed++;
 	}
-	int n = journal_parse(text, len, e, J_MAX_ENTRIES);
-	if (n < 0) {
-		wb_error("journal %s is malformed; fix or remove it by hand", j->path);
-		failed = 1;
-		goto out;
-	}
-	failed = journal_replay(e, n, undo, arg);
-	/* keep entries whose undo failed: a later --cleanup retries them all */
+	/* keep entries whose undo failed: a later --cleanup retries those alone */
 	if (!failed && ftruncate(j->fd, mark) == 0 && fsync(j->fd) == 0)
 		j->end = mark;
-out:
-	free(text);
 	free(e);
 	return failed;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "loopdev.h"
 #include "fileio.h"
+#include "safepath.h"
 #include "../util/util.h"
 
 int loop_supported(void)
@@ -26,7 +27,8 @@ static int make_image(struct journal *j, const char *image, uint64_t size, char 
 		snprintf(err, n, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
-	int fd = open(image, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* O_EXCL: the run dir is new, so an existing image is never ours */
+	int fd = open(image, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)size)) {
 		snprintf(err, n, "cannot create image '%s': %s", image, strerror(errno));
 		if (fd >= 0)
@@ -48,7 +50,7 @@ static int try_attach(struct journal *j, int ctl, int img, struct loopdev *l, ch
 	}
 	snprintf(l->dev, sizeof(l->dev), "/dev/loop%d", nr);
 	snprintf(l->name, sizeof(l->name), "loop%d", nr);
-	if (journal_add(j, "loop", l->dev, l->image, NULL)) {
+	if (journal_add(j, "loop", l->dev, l->image, l->ident, NULL)) {
 		snprintf(err, n, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
@@ -86,7 +88,11 @@ int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopd
 	if (make_image(j, image, size, err, errlen))
 		return -1;
 	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	int img = open(image, O_RDWR | O_CLOEXEC | O_DIRECT);
+	int img = open(image, O_RDWR | O_CLOEXEC | O_DIRECT | O_NOFOLLOW);
+	struct stat ist;
+	if (img >= 0 && fstat(img, &ist) == 0)
+		snprintf(l->ident, sizeof(l->ident), "%llu:%llu", (unsigned long long)ist.st_dev,
+			 (unsigned long long)ist.st_ino);
 	if (ctl < 0 || img < 0) {
 		snprintf(err, errlen, "cannot open %s: %s", ctl < 0 ? "/dev/loop-control" : image,
 			 strerror(errno));
@@ -102,23 +108,37 @@ int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopd
 	return rc ? -1 : 0;
 }
 
-/* The loop device's backing file as the kernel reports it, "" if detached. */
-static void backing_file(const char *dev, char *buf, size_t n)
+/* 1 when dev is a loop device (major 7, /dev/loopN) whose backing file is
+ * the file with the journaled identity "DEV:INO" (not a name: the image may be
+ * gone already, or another file may have its name). */
+static int backed_by(const char *dev, const char *ident)
 {
-	const char *name = strrchr(dev, '/');
-	if (file_readf(buf, n, "/sys/block/%s/loop/backing_file", name ? name + 1 : dev))
-		buf[0] = 0;
+	struct stat st;
+	struct loop_info64 li;
+	unsigned long long d, ino;
+	char end;
+	if (strncmp(dev, "/dev/loop", 9) != 0 || !dev[9] ||
+	    strspn(dev + 9, "0123456789") != strlen(dev + 9) ||
+	    sscanf(ident, "%llu:%llu%c", &d, &ino, &end) != 2)
+		return 0;
+	int fd = open(dev, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int yes = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && major(st.st_rdev) == 7 &&
+		  ioctl(fd, LOOP_GET_STATUS64, &li) == 0 && li.lo_inode == ino && li.lo_device == d;
+	close(fd);
+	return yes;
 }
 
-int loop_undo(const struct jentry *e)
+int loop_undo(const struct jentry *e, const char *rundir)
 {
-	if (e->nargs != 2)
-		return 0;
-	char cur[4096];
-	backing_file(e->args[0], cur, sizeof(cur));
-	if (strcmp(cur, e->args[1]) != 0)
+	char image[4200];
+	if (e->nargs != 3 || path_join(image, sizeof(image), rundir, "image") ||
+	    strcmp(e->args[1], image) != 0)
+		return -1;
+	if (!backed_by(e->args[0], e->args[2]))
 		return 0;  /* detached already, or someone else's now */
-	int fd = open(e->args[0], O_RDONLY | O_CLOEXEC);
+	int fd = open(e->args[0], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	for (int tries = 0; fd >= 0 && tries < 50; tries++) {
 		if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
 			close(fd);
@@ -134,7 +154,10 @@ int loop_undo(const struct jentry *e)
 
 int file_undo(const struct jentry *e)
 {
-	if (e->nargs != 1 || (unlink(e->args[0]) && errno != ENOENT)) {
+	const char *base = strrchr(e->args[0], '/');
+	if (e->nargs != 1 || !base || strcmp(base, "/image") != 0)
+		return -1;  /* the image is the only file a run creates in its dir */
+	if (unlink(e->args[0]) && errno != ENOENT) {
 		wb_error("cannot remove '%s': %s", e->args[0], strerror(errno));
 		return -1;
 	}

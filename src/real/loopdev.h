@@ -11,6 +11,7 @@ struct loopdev {
 	char name[32];      /* loopN */
 	char majmin[32];    /* 7:N, the bdi name */
 	char image[4096];
+	char ident[48];     /* the image's "st_dev:st_ino", what LOOP_GET_STATUS64 reports */
 };
 
 /* 1 if /dev/loop-control is usable. */
@@ -19,8 +20,9 @@ int loop_supported(void);
  * it to a free loop device.  0 or -1 with err. */
 int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopdev *l,
 	       char *err, size_t errlen);
-/* Undo of "loop" (detach when still backed by our image) and "file" (unlink). */
-int loop_undo(const struct jentry *e);
+/* Undo of "loop DEV IMAGE DEV:INO" (detach while still backed by the file of
+ * that identity; IMAGE must be RUNDIR/image) and "file" (unlink of RUNDIR/image). */
+int loop_undo(const struct jentry *e, const char *rundir);
 int file_undo(const struct jentry *e);
 /* Sectors written and write I/Os from /sys/block/NAME/stat. */
 int loop_write_stat(const struct loopdev *l, uint64_t *sectors, uint64_t *ios);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "mount.h"
@@ -83,7 +84,7 @@ int mount_fs(struct journal *j, const char *fs, const char *dev, const char *dir
 		snprintf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}
-	if (journal_add(j, "mount", dir, dev, NULL)) {
+	if (journal_add(j, "mount", dir, fs, NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
@@ -118,22 +119,47 @@ int mount_options(const char *dir, char *buf, size_t n)
 	return find_mount(dir, NULL, 0, buf, n) ? 0 : -1;
 }
 
-int is_mounted(const char *dir)
+/* statfs magic of the file systems a run mounts */
+static long fs_magic(const char *fs)
 {
-	return find_mount(dir, NULL, 0, NULL, 0);
+	static const struct { const char *name; long magic; } m[] = {
+		{ "ext4", 0xEF53 }, { "ext3", 0xEF53 }, { "ext2", 0xEF53 },
+		{ "xfs", 0x58465342 }, { "btrfs", 0x9123683E }, { "tracefs", 0x74726163 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(m); i++)
+		if (strcmp(fs, m[i].name) == 0)
+			return m[i].magic;
+	return 0;
+}
+
+int mount_root_of(const char *dir, const char *fs)
+{
+	struct statx sx;
+	struct statfs sf;
+	long magic = fs_magic(fs);
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int yes = statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx) == 0 &&
+		  (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		  (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) && fstatfs(fd, &sf) == 0 &&
+		  magic && (long)sf.f_type == magic;
+	close(fd);
+	return yes;
 }
 
 int mount_undo(const struct jentry *e)
 {
-	if (e->nargs < 1)
-		return 0;
+	if (e->nargs != 2 || !fs_magic(e->args[1]))
+		return -1;
 	const char *dir = e->args[0];
-	for (int tries = 0; is_mounted(dir); tries++) {
-		if (umount2(dir, 0) == 0)
+	/* only a mount of the journaled type whose root is this very dir */
+	for (int tries = 0; mount_root_of(dir, e->args[1]); tries++) {
+		if (umount2(dir, UMOUNT_NOFOLLOW) == 0)
 			continue;
 		if (errno != EBUSY || tries >= 50) {
 			/* still busy after 5 s: detach it from the tree, the kernel finishes later */
-			if (umount2(dir, MNT_DETACH)) {
+			if (umount2(dir, MNT_DETACH | UMOUNT_NOFOLLOW)) {
 				wb_error("cannot unmount '%s': %s", dir, strerror(errno));
 				return -1;
 			}
@@ -146,9 +172,15 @@ int mount_undo(const struct jentry *e)
 
 int dir_undo(const struct jentry *e)
 {
-	if (e->nargs != 1 || (rmdir(e->args[0]) && errno != ENOENT)) {
-		wb_error("cannot remove directory '%s': %s", e->args[0], strerror(errno));
+	if (e->nargs != 1)
 		return -1;
+	if (rmdir(e->args[0]) == 0 || errno == ENOENT)
+		return 0;
+	if (errno == ENOTEMPTY || errno == EEXIST) {
+		/* what is inside was not made by wblab: leave it, and do not get stuck */
+		wb_error("left '%s' in place: it holds files wblab did not make", e->args[0]);
+		return 0;
 	}
-	return 0;
+	wb_error("cannot remove directory '%s': %s", e->args[0], strerror(errno));
+	return -1;
 }

@@ -5,7 +5,7 @@
 #include "../util/util.h"
 
 enum { O_REPEAT = 256, O_KERNEL, O_SCRATCH, O_DEV, O_YES, O_CLEANUP, O_NOTRACE, O_OVERHEAD,
-       O_IMAGE, O_BUFKB };
+       O_IMAGE, O_BUFKB, O_DEVBW, O_DEVIOPS, O_SET };
 
 static const struct option longopts[] = {
 	{ "runtime", required_argument, NULL, 't' },
@@ -20,6 +20,9 @@ static const struct option longopts[] = {
 	{ "overhead", no_argument, NULL, O_OVERHEAD },
 	{ "image-size", required_argument, NULL, O_IMAGE },
 	{ "buffer-kb", required_argument, NULL, O_BUFKB },
+	{ "device-bw", required_argument, NULL, O_DEVBW },
+	{ "device-iops", required_argument, NULL, O_DEVIOPS },
+	{ "set", required_argument, NULL, O_SET },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -33,7 +36,11 @@ static int one_opt(struct run_opts *o, int c, const char *arg, char *err, size_t
 		if (parse_double(arg, &o->runtime) || o->runtime <= 0 || o->runtime > 86400)
 			FAIL("bad --runtime '%s' (want seconds, e.g. 60)", arg);
 		return 0;
-	case 'o': o->out = arg; return 0;
+	case 'o':
+		if (!*arg)
+			FAIL("-o needs a directory, got ''");
+		o->out = arg;
+		return 0;
 	case O_REPEAT:
 		if (parse_u64(arg, &v) || v < 1 || v > 1000)
 			FAIL("bad --repeat '%s' (want 1..1000)", arg);
@@ -63,6 +70,20 @@ static int one_opt(struct run_opts *o, int c, const char *arg, char *err, size_t
 			FAIL("bad --buffer-kb '%s' (want 64..4194304)", arg);
 		o->buffer_kb = (unsigned)v;
 		return 0;
+	case O_DEVBW:
+		/* a 1990s disk to well past any NVMe; below 1 MiB/s a run learns nothing */
+		if (parse_double(arg, &o->device_bw) || o->device_bw < 1 || o->device_bw > 1e6)
+			FAIL("bad --device-bw '%s' (want MiB/s, 1..1000000)", arg);
+		return 0;
+	case O_DEVIOPS:
+		if (parse_u64(arg, &o->device_iops) || o->device_iops < 10 || o->device_iops > 10000000)
+			FAIL("bad --device-iops '%s' (want 10..10000000)", arg);
+		return 0;
+	case O_SET:
+		if (strncmp(arg, "bdi.", 4) != 0)
+			FAIL("--set '%s': 'wblab run' sets only bdi.KNOB=V (the simulator's "
+			     "parameters are for 'wblab sim')", arg);
+		return bdi_request_add(&o->bdi, arg + 4, err, errlen);
 	default:
 		FAIL("unknown option (see 'wblab run --help')");
 	}
@@ -74,7 +95,7 @@ int run_opts_parse(struct run_opts *o, int argc, char **argv, char *err, size_t 
 	o->runtime = 60;
 	o->out = "results";
 	o->repeat = 1;
-	o->scratch = "/var/tmp/wblab";
+	o->scratch = "/var/lib/wblab";
 	o->image_size = 8ULL << 30;
 	o->buffer_kb = 65536;
 	optind = 0;

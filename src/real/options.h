@@ -3,6 +3,7 @@
 #define WBLAB_REAL_OPTIONS_H
 #include <stddef.h>
 #include <stdint.h>
+#include "bdi.h"
 #include "../util/case.h"
 
 #define RUN_MAX_CASES 256
@@ -20,6 +21,9 @@ struct run_opts {
 	int overhead;            /* also run each case untraced and report the difference */
 	uint64_t image_size;
 	unsigned buffer_kb;      /* trace buffer per CPU */
+	double device_bw;        /* MiB/s cap on the device's writes (block throttling), 0: none */
+	uint64_t device_iops;    /* write IOPS cap, 0: none */
+	struct bdi_request bdi;  /* --set bdi.KNOB=V: knobs other than the kernel default */
 	int ncases;
 	struct wb_case cases[RUN_MAX_CASES];
 };

@@ -1,8 +1,12 @@
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "preflight.h"
+#include "blkthrottle.h"
+#include "fileio.h"
 #include "loopdev.h"
 #include "machine.h"
 #include "mount.h"
@@ -16,17 +20,86 @@ int preflight_cases(struct run_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-static int dev_in_use(const char *dev)
+/* 1 when the block device rdev, or a partition of it, is mounted (by the
+ * device number /proc/self/mountinfo gives each mount), swapped on, or held
+ * by another device (dm, md, loop over it): why says which. */
+static int rdev_busy(dev_t rdev, char *why, size_t n);
+
+static int rdev_mounted(dev_t rdev)
 {
-	char buf[65536];
-	FILE *f = fopen("/proc/self/mounts", "r");
-	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[8192];
+	int yes = 0;
+	while (f && !yes && fgets(line, sizeof(line), f)) {
+		unsigned id, parent, ma, mi;
+		if (sscanf(line, "%u %u %u:%u", &id, &parent, &ma, &mi) == 4 &&
+		    makedev(ma, mi) == rdev)
+			yes = 1;
+	}
 	if (f)
 		fclose(f);
-	buf[n] = 0;
-	char key[4200];
-	snprintf(key, sizeof(key), "%s ", dev);
-	return strstr(buf, key) != NULL;
+	return yes;
+}
+
+static int rdev_swapped(dev_t rdev)
+{
+	FILE *f = fopen("/proc/swaps", "r");
+	char line[8192], name[4096];
+	int yes = 0;
+	struct stat st;
+	while (f && !yes && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%4095s", name) == 1 && name[0] == '/' && stat(name, &st) == 0 &&
+		    ((S_ISBLK(st.st_mode) && st.st_rdev == rdev) || st.st_dev == rdev))
+			yes = 1;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+static int dir_has_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	int yes = 0;
+	for (struct dirent *de; d && !yes && (de = readdir(d));)
+		yes = de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return yes;
+}
+
+static int rdev_busy(dev_t rdev, char *why, size_t n)
+{
+	char sys[128];
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u", major(rdev), minor(rdev));
+	if (rdev_mounted(rdev))
+		return snprintf(why, n, "is mounted"), 1;
+	if (rdev_swapped(rdev))
+		return snprintf(why, n, "is in use as swap"), 1;
+	char holders[160];
+	snprintf(holders, sizeof(holders), "%s/holders", sys);
+	if (dir_has_entries(holders))
+		return snprintf(why, n, "is held by another device (%s)", holders), 1;
+	/* its partitions: subdirectories with a "dev" file */
+	DIR *d = opendir(sys);
+	int busy = 0;
+	for (struct dirent *de; d && !busy && (de = readdir(d));) {
+		char p[512], devs[32];
+		unsigned ma, mi;
+		snprintf(p, sizeof(p), "%s/%s/partition", sys, de->d_name);
+		if (de->d_name[0] == '.' || access(p, F_OK))
+			continue;
+		if (file_readf(devs, sizeof(devs), "%s/%s/dev", sys, de->d_name) ||
+		    sscanf(devs, "%u:%u", &ma, &mi) != 2)
+			continue;
+		char sub[256];
+		if (rdev_busy(makedev(ma, mi), sub, sizeof(sub))) {
+			snprintf(why, n, "has partition %.64s that %.200s", de->d_name, sub);
+			busy = 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return busy;
 }
 
 int preflight_machine(const struct run_opts *o, char *err, size_t errlen)
@@ -56,12 +129,20 @@ int preflight_machine(const struct run_opts *o, char *err, size_t errlen)
 		}
 	}
 	struct stat st;
+	char why[512];
 	if (o->dev && (stat(o->dev, &st) || !S_ISBLK(st.st_mode))) {
 		snprintf(err, errlen, "--dev %s is not a block device", o->dev);
 		return -1;
 	}
-	if (o->dev && dev_in_use(o->dev)) {
-		snprintf(err, errlen, "--dev %s is mounted; refusing to destroy it", o->dev);
+	if (o->dev && rdev_busy(st.st_rdev, why, sizeof(why))) {
+		snprintf(err, errlen, "--dev %s (%u:%u) %s; refusing to destroy it; nothing was "
+			 "changed", o->dev, major(st.st_rdev), minor(st.st_rdev), why);
+		return -1;
+	}
+	if ((o->device_bw > 0 || o->device_iops > 0) && !blkthrottle_supported()) {
+		snprintf(err, errlen, "--device-bw/--device-iops need the kernel's block "
+			 "throttling in a cgroup v1 blkio hierarchy (blkio.throttle.write_bps_device), "
+			 "which this machine lacks; nothing was changed");
 		return -1;
 	}
 	return 0;

@@ -4,14 +4,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "runner.h"
+#include "bdi.h"
+#include "blkthrottle.h"
 #include "env.h"
+#include "kmsg.h"
+#include "safepath.h"
+#include "scratch.h"
+#include "statedir.h"
 #include "fileio.h"
 #include "journal.h"
 #include "loopdev.h"
@@ -46,31 +51,11 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* One wblab run per machine: sysctls are machine-wide, and two runs (even on
- * different scratch dirs) would each restore the other's values.  An abstract
- * unix socket is the lock: no file anywhere, released by the kernel even on
- * SIGKILL.  Returns the held fd, or -1 with err. */
-static int machine_lock(char *err, size_t errlen)
-{
-	struct sockaddr_un a;
-	memset(&a, 0, sizeof(a));
-	a.sun_family = AF_UNIX;
-	const char name[] = "wblab-run-machine-lock";
-	memcpy(a.sun_path + 1, name, sizeof(name) - 1);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&a,
-			    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + sizeof(name))) == 0)
-		return fd;
-	snprintf(err, errlen, "another 'wblab run' is running on this machine (runs change "
-		 "machine-wide sysctls, so one at a time); nothing was changed");
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
 struct run_ctx {
 	struct run_opts *o;
 	struct journal j;
+	struct undo_ctx undo;      /* what the journal's entries may name */
+	struct scratch sc;         /* --scratch and this run's own dir in it */
 	char kernel[128];
 	char tracefs_dir[4200];
 	int argc;
@@ -82,6 +67,9 @@ struct case_out {
 	double writer_mb[WRITERS_MAX];
 	int writer_pid[WRITERS_MAX];
 	int nwriters;
+	double writer_cpu_s;        /* the writers' own CPU time, summed */
+	int io_errors;              /* kernel log errors naming the device */
+	char io_error[512];         /* the first one, or what else failed */
 	uint64_t trace_bytes, overrun;
 	struct trace_instance ti;   /* what was traced (nevents 0: untraced) */
 };
@@ -116,7 +104,11 @@ static void write_params(FILE *f, const struct run_ctx *x, const struct wb_case 
 		(unsigned long long)c->bs, c->cpus, (unsigned long long)c->mem_mb, c->thresh.text,
 		c->bg.text, c->thresh.is_bytes ? "vm.dirty_bytes" : "vm.dirty_ratio",
 		c->bg.is_bytes ? "vm.dirty_background_bytes" : "vm.dirty_background_ratio", traced,
-		o->buffer_kb, o->scratch);
+		o->buffer_kb, x->sc.root);
+	fprintf(f, "device_bw_mbps = %g\ndevice_iops = %llu\n", o->device_bw,
+		(unsigned long long)o->device_iops);
+	for (int i = 0; i < o->bdi.n; i++)
+		fprintf(f, "bdi.%s = %s\n", o->bdi.k[i].name, o->bdi.k[i].value);
 	if (o->dev)
 		fprintf(f, "dev = %s\n", o->dev);
 	else
@@ -136,9 +128,15 @@ static int setup_fs(struct run_ctx *x, const struct wb_case *c, struct loopdev *
 		    const char *mnt, char *err, size_t errlen)
 {
 	char image[4200];
-	snprintf(image, sizeof(image), "%s/image", x->o->scratch);
+	path_join(image, sizeof(image), x->sc.run, "image");
 	if (x->o->dev ? use_dev(x->o->dev, l, err, errlen)
 		      : loop_setup(&x->j, image, x->o->image_size, l, err, errlen))
+		return -1;
+	/* the device's own writeback knobs and, for an emulated disk, its cap */
+	if (bdi_reset(&x->j, l->majmin, &x->o->bdi, err, errlen) ||
+	    ((x->o->device_bw > 0 || x->o->device_iops > 0) &&
+	     blkthrottle_set(&x->j, l->majmin, (uint64_t)(x->o->device_bw * 1048576.0),
+			     x->o->device_iops, err, errlen)))
 		return -1;
 	if (mkfs_run(c->fs, l->dev, err, errlen) || mount_fs(&x->j, c->fs, l->dev, mnt, err, errlen))
 		return -1;
@@ -170,6 +168,8 @@ static int run_writers(struct run_ctx *x, const struct wb_case *c, const struct 
 		    trace_capture_start(&cap, ti, trace_path, err, errlen))
 			return -1;
 	}
+	struct kmsg_watch km;
+	kmsg_watch_start(&km);
 	counters_read(&a, l);
 	if (writers_start(&w, &x->j, mnt, c->ndd, c->bs, cap_bytes, err, errlen)) {
 		rc = -1;
@@ -178,6 +178,21 @@ static int run_writers(struct run_ctx *x, const struct wb_case *c, const struct 
 		writers_stop(&w);
 	}
 	counters_read(&b, l);
+	/* a write error the page cache swallowed shows in syncfs and the kernel log */
+	int mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (mfd < 0 || syncfs(mfd)) {
+		out->io_errors++;
+		snprintf(out->io_error, sizeof(out->io_error), "syncfs of %.300s failed: %s", mnt,
+			 strerror(errno));
+	}
+	if (mfd >= 0)
+		close(mfd);
+	char first[512];
+	int kerr = kmsg_watch_errors(&km, l->name, first, sizeof(first));
+	if (kerr && !out->io_errors)
+		snprintf(out->io_error, sizeof(out->io_error), "%s", first);
+	out->io_errors += kerr;
+	kmsg_watch_stop(&km);
 	if (trace_path) {
 		if (trace_capture_stop(&cap, ti) && !rc) {
 			snprintf(err, errlen, "trace capture to %s failed", trace_path);
@@ -190,7 +205,9 @@ static int run_writers(struct run_ctx *x, const struct wb_case *c, const struct 
 	double secs = w.t_stop > w.t_start ? w.t_stop - w.t_start : out->m.seconds;
 	out->nwriters = w.n;
 	out->m.writers_mb = 0;
+	out->writer_cpu_s = 0;
 	for (int i = 0; i < w.n; i++) {
+		out->writer_cpu_s += w.cpu_s[i];
 		out->writer_mb[i] = (double)writers_bytes(&w, i) / 1048576.0;
 		out->writer_pid[i] = w.pid[i] < 0 ? -w.pid[i] : w.pid[i];
 		out->m.writers_mb += out->writer_mb[i];
@@ -207,7 +224,7 @@ static int run_one(struct run_ctx *x, const struct wb_case *c, const char *trace
 {
 	struct loopdev l;
 	char mnt[4200];
-	snprintf(mnt, sizeof(mnt), "%s/mnt", x->o->scratch);
+	path_join(mnt, sizeof(mnt), x->sc.run, "mnt");
 	off_t mark = journal_mark(&x->j);
 	int rc = setup_fs(x, c, &l, mnt, err, errlen);
 	if (!rc && r) {
@@ -219,6 +236,12 @@ static int run_one(struct run_ctx *x, const struct wb_case *c, const char *trace
 	}
 	if (!rc && !interrupted)
 		rc = run_writers(x, c, &l, mnt, trace_path, out, err, errlen);
+	if (!rc && out->io_errors) {
+		snprintf(err, errlen, "case %s: %d I/O error(s) on %s during the run (%s); the "
+			 "figures would be of lost writes, so no result is kept", c->name,
+			 out->io_errors, l.dev, out->io_error);
+		rc = -1;
+	}
 	if (r && !rc) {
 		/* env is taken while the file system is still mounted */
 		FILE *f = result_fopen(r, "env");
@@ -229,7 +252,7 @@ static int run_one(struct run_ctx *x, const struct wb_case *c, const char *trace
 			fclose(f);
 		}
 	}
-	if (journal_undo_to(&x->j, mark, real_undo, NULL)) {
+	if (journal_undo_to(&x->j, mark, real_undo, &x->undo)) {
 		snprintf(err, errlen, "could not undo all changes of case %s; see above, then "
 			 "'wblab run --cleanup'", c->name);
 		return -1;
@@ -276,6 +299,17 @@ static int write_stats(struct stats_acc *s, FILE *f, double write_bw_override)
 	return ferror(f) ? -1 : 0;
 }
 
+/* On a busy machine the global written counter (vmstat nr_written, and the
+ * write_bw the trace's global_dirty_state gives) counts every device's
+ * writeback.  The loop image is written with direct I/O, so on a quiet
+ * machine the counter stays at or below what reached the device (which adds
+ * the file system's journal); more than 10 % + 4 MiB above it is someone
+ * else's writeback, and then the device's own figure is the one to trust. */
+int real_written_polluted(const struct measure *m)
+{
+	return m->vm_written_mb > m->dev_written_mb * 1.1 + 4;
+}
+
 static int finish_stats(const struct result_dir *r, const struct case_out *out,
 			const struct case_out *untraced, int traced, double *write_bw,
 			char *err, size_t errlen)
@@ -296,6 +330,8 @@ static int finish_stats(const struct result_dir *r, const struct case_out *out,
 		stats_set(s, "trace_mb", (double)out->trace_bytes / 1048576.0);
 		stats_set(s, "trace_overrun_events", (double)out->overrun);
 	}
+	stats_set(s, "writers_cpu_s", out->writer_cpu_s);
+	stats_set(s, "global_written_polluted", real_written_polluted(&out->m));
 	if (untraced) {
 		set_measure(s, "untraced_", &untraced->m);
 		double u = untraced->m.vm_written_mb / untraced->m.seconds;
@@ -354,17 +390,27 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 		traced ? "traced" : "untraced", x->o->runtime);
 	const char *trace_path = traced ? result_file(&r, "trace", tpath, sizeof(tpath)) : NULL;
 	double bw = 0;
-	if (run_one(x, c, trace_path, &r, run, &out, err, errlen) || interrupted ||
+	int failed = run_one(x, c, trace_path, &r, run, &out, err, errlen);
+	/* from here to the printed path a signal waits, so a result is either
+	 * committed and announced, or discarded and not announced */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (failed || interrupted ||
 	    finish_stats(&r, &out, x->o->overhead ? &untraced : NULL, traced, &bw, err, errlen) ||
 	    result_write_meta(&r, c, x->kernel, run, "real") ||
 	    result_write_cmdline(&r, x->argc, x->argv) || result_commit(&r)) {
 		if (!err[0] && !interrupted)
 			snprintf(err, errlen, "cannot write result %.900s", r.final_path);
 		result_abort(&r);
-		journal_undo_to(&x->j, mark, real_undo, NULL);
-		return interrupted ? 0 : -1;
+		journal_undo_to(&x->j, mark, real_undo, &x->undo);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return interrupted && !failed ? 0 : -1;
 	}
-	journal_undo_to(&x->j, mark, real_undo, NULL);  /* committed: nothing to remove */
+	journal_undo_to(&x->j, mark, real_undo, &x->undo);  /* committed: nothing to remove */
 	printf("%s  write_bw %.1f MB/s  writers %.1f MB/s  device %.1f MB/s", r.final_path, bw,
 	       out.m.writers_mb / out.m.seconds, out.m.dev_written_mb / out.m.seconds);
 	if (x->o->overhead) {
@@ -374,33 +420,68 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 		       t, u > 0 ? (u - t) / u * 100 : 0);
 	}
 	printf("\n");
+	if (real_written_polluted(&out.m))
+		printf("  note: the machine wrote back %.1f MB/s, this device %.1f: other writers "
+		       "polluted write_bw; trust dev_write_bw (global_written_polluted 1)\n",
+		       out.m.vm_written_mb / out.m.seconds, out.m.dev_written_mb / out.m.seconds);
 	fflush(stdout);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 
-static int open_journal(struct run_ctx *x, char *err, size_t errlen)
+/* The run's safety frame: the machine lock and the journal in the root-only
+ * state dir; what an earlier run left undone first; then --scratch and the
+ * run's own dir in it.  0, or -1 with err (nothing of this run changed). */
+static int open_run(struct run_ctx *x, struct run_state *st, char *err, size_t errlen)
 {
-	if (journal_open(&x->j, x->o->scratch, err, errlen))
+	if (state_lock(st, err, errlen))
 		return -1;
-	return real_cleanup_stale(&x->j, 0) ? (snprintf(err, errlen, "an earlier run's changes "
-				"could not all be undone; not starting"), -1) : 0;
+	if (state_journal(st, &x->j, err, errlen)) {
+		state_unlock(st, 0);
+		return -1;
+	}
+	if (real_cleanup_stale(&x->j, 0)) {
+		snprintf(err, errlen, "an earlier run's changes could not all be undone; not "
+			 "starting (see above; 'wblab run --cleanup' retries)");
+		journal_close(&x->j);
+		state_unlock(st, 0);
+		return -1;
+	}
+	if (scratch_create(&x->j, &x->sc, err, errlen) || undo_ctx_load(&x->undo, &x->j, 0))
+		return -1;
+	return 0;
 }
 
 /* Last step of every run: everything undone, the journal removed. */
-static int close_journal(struct run_ctx *x)
+static int close_run(struct run_ctx *x, struct run_state *st)
 {
-	int failed = journal_undo_to(&x->j, 0, real_undo, NULL);
-	if (!failed)
-		unlink(x->j.path);
+	int failed = journal_undo_to(&x->j, 0, real_undo, &x->undo);
 	journal_close(&x->j);
-	if (!failed)
-		rmdir(x->o->scratch);  /* only when empty: nothing of ours is left */
+	state_unlock(st, !failed);
 	return failed;
+}
+
+/* -o must not lie in --scratch: a result written into the test file system
+ * would vanish with it, and wblab removes what is in its scratch dir. */
+static int check_out(const struct run_opts *o, const struct scratch *sc, char *err, size_t errlen)
+{
+	char canon[4096];
+	if (existing_ancestor(o->out, canon, sizeof(canon))) {
+		snprintf(err, errlen, "-o '%s': %s", o->out, strerror(errno));
+		return -1;
+	}
+	if (strcmp(canon, sc->root) == 0 || path_within(canon, sc->root)) {
+		snprintf(err, errlen, "-o '%.300s' lies inside --scratch '%.300s'; put results elsewhere",
+			 o->out, sc->root);
+		return -1;
+	}
+	return 0;
 }
 
 int real_run(struct run_opts *o, int argc, char **argv)
 {
 	static struct run_ctx x;
+	struct run_state st;
 	char err[1024] = "";
 	struct utsname u;
 	x.o = o;
@@ -416,33 +497,40 @@ int real_run(struct run_opts *o, int argc, char **argv)
 		wb_error("%s", err);
 		return 1;
 	}
-	int lock = machine_lock(err, sizeof(err));
-	if (lock < 0) {
+	/* the image is sparse but may fill to its size; 64 MiB for the fs around it */
+	uint64_t need = o->dev ? (64ULL << 20) : o->image_size + (64ULL << 20);
+	if (scratch_check(o->scratch, need, &x.sc, err, sizeof(err))) {
 		wb_error("%s", err);
 		return 1;
 	}
-	catch_signals();
-	if (open_journal(&x, err, sizeof(err))) {
+	if (check_out(o, &x.sc, err, sizeof(err))) {
 		wb_error("%s", err);
+		return EXIT_USAGE;
+	}
+	catch_signals();
+	if (open_run(&x, &st, err, sizeof(err))) {
+		wb_error("%s", err);
+		if (st.dirfd >= 0 && close_run(&x, &st))
+			wb_error("some changes could not be undone; run 'wblab run --cleanup'");
 		return 1;
 	}
 	int rc = 0;
-	snprintf(x.tracefs_dir, sizeof(x.tracefs_dir), "%s/tracefs", o->scratch);
+	path_join(x.tracefs_dir, sizeof(x.tracefs_dir), x.sc.run, "tracefs");
 	if (!o->no_trace && tracefs_mount(&x.j, x.tracefs_dir, err, sizeof(err)))
 		rc = 1;
 	for (int i = 0; !rc && !interrupted && i < o->ncases; i++)
 		for (int run = 1; !rc && !interrupted && run <= o->repeat; run++)
 			if (run_case(&x, &o->cases[i], o->repeat > 1 ? run : 1, err, sizeof(err)))
 				rc = 1;
-	if (rc)
+	if (rc && err[0])
 		wb_error("%s", err);
-	if (close_journal(&x)) {
+	if (close_run(&x, &st)) {
 		wb_error("some changes could not be undone; run 'wblab run --cleanup'");
 		rc = 1;
 	}
-	close(lock);
 	if (interrupted) {
-		wb_error("interrupted by signal %d; every change was undone", (int)interrupted);
+		wb_error("interrupted by signal %d; every change was undone (results printed "
+			 "above were complete and are kept)", (int)interrupted);
 		return 1;
 	}
 	return rc;
@@ -450,34 +538,37 @@ int real_run(struct run_opts *o, int argc, char **argv)
 
 int real_cleanup(const struct run_opts *o)
 {
+	struct run_state st;
 	struct journal j;
-	char err[1024], path[4200];
+	char err[1024];
+	(void)o;
 	if (geteuid() != 0) {
 		wb_error("'wblab run --cleanup' must run as root; nothing was changed");
 		return 1;
 	}
-	if (machine_lock(err, sizeof(err)) < 0) {
+	if (state_lock(&st, err, sizeof(err))) {
 		wb_error("%s", err);
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s/journal", o->scratch);
-	if (!file_exists(path)) {
-		printf("nothing to clean up: no journal in %s\n", o->scratch);
+	if (faccessat(st.dirfd, "journal", F_OK, AT_SYMLINK_NOFOLLOW)) {
+		state_unlock(&st, 0);
+		printf("nothing to clean up: no journal in %s\n", WBLAB_STATE_DIR);
 		return 0;
 	}
-	if (journal_open(&j, o->scratch, err, sizeof(err))) {
+	if (state_journal(&st, &j, err, sizeof(err))) {
 		wb_error("%s", err);
+		state_unlock(&st, 0);
 		return 1;
 	}
 	int empty = journal_mark(&j) == 0;
 	if (real_cleanup_stale(&j, 0)) {
 		journal_close(&j);
+		state_unlock(&st, 0);
 		return 1;
 	}
-	unlink(j.path);
 	journal_close(&j);
-	rmdir(o->scratch);
+	state_unlock(&st, 1);
 	printf(empty ? "nothing to clean up in %s\n"
-		     : "cleaned up: every change journaled in %s is undone\n", o->scratch);
+		     : "cleaned up: every change journaled in %s is undone\n", WBLAB_STATE_DIR);
 	return 0;
 }

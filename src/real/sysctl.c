@@ -53,10 +53,26 @@ int sysctl_set_knob(struct journal *j, const struct dirty_knob *k, int backgroun
 	return 0;
 }
 
+/* The only sysctls a run changes, hence the only ones an undo may write. */
+static int sysctl_ours(const char *name)
+{
+	static const char *const ours[] = { "vm.dirty_ratio", "vm.dirty_bytes",
+					    "vm.dirty_background_ratio",
+					    "vm.dirty_background_bytes" };
+	for (size_t i = 0; i < ARRAY_SIZE(ours); i++)
+		if (strcmp(name, ours[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int sysctl_undo(const struct jentry *e)
 {
 	if (e->nargs != 4)
-		return 0;
+		return -1;
+	for (int i = 0; i < 4; i += 2)
+		if (!sysctl_ours(e->args[i]) || !e->args[i + 1][0] ||
+		    strspn(e->args[i + 1], "0123456789") != strlen(e->args[i + 1]))
+			return -1;
 	/* a nonzero old value is the one that was in force */
 	for (int i = 0; i < 4; i += 2) {
 		if (strcmp(e->args[i + 1], "0") == 0)

@@ -25,8 +25,6 @@ int tracefs_supported(void)
 
 int tracefs_mount(struct journal *j, const char *dir, char *err, size_t errlen)
 {
-	if (is_mounted(dir))
-		return 0;  /* ours, left by a run whose journal was replayed already */
 	if (journal_add(j, "dir", dir, NULL) || journal_add(j, "mount", dir, "tracefs", NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 		return -1;

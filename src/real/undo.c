@@ -1,58 +1,116 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "undo.h"
+#include "bdi.h"
+#include "blkthrottle.h"
 #include "loopdev.h"
 #include "mount.h"
+#include "safepath.h"
+#include "scratch.h"
 #include "sysctl.h"
 #include "tracefs.h"
 #include "writers.h"
 #include "../util/util.h"
 
+int undo_ctx_load(struct undo_ctx *ctx, const struct journal *j, int verbose)
+{
+	struct jentry *e;
+	int n;
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->verbose = verbose;
+	if (journal_load(j, 0, &e, &n))
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (strcmp(e[i].kind, "rundir") == 0 && e[i].nargs == 1 && !ctx->rundir[0]) {
+			snprintf(ctx->rundir, sizeof(ctx->rundir), "%s", e[i].args[0]);
+			snprintf(ctx->scratch, sizeof(ctx->scratch), "%s", e[i].args[0]);
+			char *slash = strrchr(ctx->scratch, '/');
+			if (slash)
+				slash[slash == ctx->scratch ? 1 : 0] = 0;
+		}
+	free(e);
+	return 0;
+}
+
 /* A result directory still hidden under its temporary name: only ever a
- * ".NAME.tmp.PID" directory, whatever the journal says. */
+ * ".NAME.tmp.PID" directory, removed without following links. */
 static int tmpresult_undo(const struct jentry *e)
 {
 	const char *base = strrchr(e->args[0], '/');
-	if (e->nargs != 1 || !base || base[1] != '.' || !strstr(base, ".tmp."))
-		return 0;
-	remove_tree(e->args[0]);
+	const char *tmp = base ? strstr(base, ".tmp.") : NULL;
+	if (e->nargs != 1 || !base || base[1] != '.' || !tmp || !tmp[5] ||
+	    strspn(tmp + 5, "0123456789") != strlen(tmp + 5))
+		return -1;
+	if (remove_tree_nofollow(e->args[0])) {
+		wb_error("cannot remove the unfinished result '%s'", e->args[0]);
+		return -1;
+	}
 	return 0;
+}
+
+/* Entries whose first argument is a path inside the run dir. */
+static int inside_rundir(const struct jentry *e, const struct undo_ctx *c)
+{
+	return e->nargs >= 1 && c->rundir[0] && path_within(e->args[0], c->rundir);
+}
+
+static int dispatch(const struct jentry *e, const struct undo_ctx *c)
+{
+	const char *k = e->kind;
+	if (strcmp(k, "sysctl") == 0)
+		return sysctl_undo(e);
+	if (strcmp(k, "bdi") == 0)
+		return bdi_undo(e);
+	if (strcmp(k, "blkthrottle") == 0)
+		return blkthrottle_undo(e);
+	if (strcmp(k, "writer") == 0)
+		return writer_undo(e);
+	if (strcmp(k, "tmpresult") == 0)
+		return tmpresult_undo(e);
+	if (strcmp(k, "rundir") == 0)
+		return strcmp(e->args[0], c->rundir) == 0 ? scratch_undo(e) : -1;
+	if (strcmp(k, "scratch") == 0)
+		return e->nargs == 1 && strcmp(e->args[0], c->scratch) == 0 ? scratch_undo(e) : -1;
+	if (strcmp(k, "loop") == 0)   /* its image must be RUNDIR/image */
+		return c->rundir[0] ? loop_undo(e, c->rundir) : -1;
+	if (!inside_rundir(e, c))
+		return -1;
+	if (strcmp(k, "file") == 0)
+		return file_undo(e);
+	if (strcmp(k, "dir") == 0)
+		return dir_undo(e);
+	if (strcmp(k, "mount") == 0)
+		return mount_undo(e);
+	if (strcmp(k, "instance") == 0)
+		return instance_undo(e);
+	return -1;
 }
 
 int real_undo(const struct jentry *e, void *arg)
 {
-	int verbose = arg && *(int *)arg;
-	if (verbose)
+	const struct undo_ctx *c = arg;
+	if (c->verbose)
 		fprintf(stderr, "wblab: undo %s %s%s%s\n", e->kind, e->args[0],
 			e->nargs > 1 ? " " : "", e->nargs > 1 ? e->args[1] : "");
-	if (strcmp(e->kind, "sysctl") == 0)
-		return sysctl_undo(e);
-	if (strcmp(e->kind, "file") == 0)
-		return file_undo(e);
-	if (strcmp(e->kind, "loop") == 0)
-		return loop_undo(e);
-	if (strcmp(e->kind, "dir") == 0)
-		return dir_undo(e);
-	if (strcmp(e->kind, "mount") == 0)
-		return mount_undo(e);
-	if (strcmp(e->kind, "instance") == 0)
-		return instance_undo(e);
-	if (strcmp(e->kind, "writer") == 0)
-		return writer_undo(e);
-	if (strcmp(e->kind, "tmpresult") == 0)
-		return tmpresult_undo(e);
-	wb_error("journal entry of unknown kind '%s' left in place", e->kind);
-	return -1;
+	int rc = dispatch(e, c);
+	if (rc)
+		wb_error("journal entry '%s %s' was not undone (outside what a run creates, or "
+			 "it failed); it stays for another 'wblab run --cleanup'", e->kind,
+			 e->nargs ? e->args[0] : "");
+	return rc;
 }
 
 int real_cleanup_stale(struct journal *j, int quiet)
 {
 	if (journal_mark(j) == 0)
 		return 0;
-	int verbose = !quiet;
+	struct undo_ctx ctx;
+	if (undo_ctx_load(&ctx, j, !quiet))
+		return -1;
 	if (!quiet)
 		fprintf(stderr, "wblab: undoing what an interrupted run left (journal %s)\n", j->path);
-	int failed = journal_undo_to(j, 0, real_undo, &verbose);
+	int failed = journal_undo_to(j, 0, real_undo, &ctx);
 	if (failed) {
 		wb_error("%d change(s) could not be undone; journal %s kept for another --cleanup",
 			 failed, j->path);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,7 +118,11 @@ void writers_stop(struct writers *w)
 	/* a writer may sit in a balance_dirty_pages pause (<= 200 ms) or in a slow fs */
 	for (int i = 0; i < w->n; i++) {
 		for (int tries = 0; w->pid[i] > 0; tries++) {
-			pid_t r = waitpid(w->pid[i], NULL, WNOHANG);
+			struct rusage ru;
+			pid_t r = wait4(w->pid[i], NULL, WNOHANG, &ru);
+			if (r == w->pid[i])
+				w->cpu_s[i] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+					      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 			if (r == w->pid[i] || (r < 0 && errno == ECHILD)) {
 				w->pid[i] = -w->pid[i];  /* reaped; keep the number for messages */
 				break;
@@ -144,10 +149,15 @@ uint64_t writers_bytes(const struct writers *w, int i)
 int writer_undo(const struct jentry *e)
 {
 	if (e->nargs != 2)
-		return 0;
+		return -1;
+	if (strspn(e->args[0], "0123456789") != strlen(e->args[0]) ||
+	    strspn(e->args[1], "0123456789") != strlen(e->args[1]) || !e->args[1][0])
+		return -1;
 	pid_t pid = (pid_t)atoi(e->args[0]);
 	unsigned long long st = strtoull(e->args[1], NULL, 10);
-	if (pid <= 1 || proc_start_time(pid) != st)
+	char comm[64];
+	if (pid <= 1 || st == 0 || proc_start_time(pid) != st ||
+	    file_readf(comm, sizeof(comm), "/proc/%d/comm", (int)pid) || strcmp(comm, "dd") != 0)
 		return 0;  /* gone, or the pid now belongs to someone else */
 	kill(pid, SIGKILL);
 	for (int tries = 0; tries < 100 && proc_start_time(pid) == st; tries++) {

@@ -17,6 +17,7 @@ struct writers {
 	pid_t pid[WRITERS_MAX];
 	struct writer_shared *sh;   /* counters and go/stop flags, shared memory */
 	double t_start, t_stop;     /* CLOCK_MONOTONIC seconds */
+	double cpu_s[WRITERS_MAX];  /* each writer's own CPU time (user + system), from wait4 */
 };
 
 /* Forks n writers on DIR/ddK (K = 0..n-1), each wrapping to the file's start

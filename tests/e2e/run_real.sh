@@ -8,45 +8,18 @@
 set -u
 WBLAB=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-run-real.XXXXXX)
-SCRATCH=/var/tmp/wblab-e2e-$$
+. "$(dirname "$0")/real_env.sh"
 OUT=$T/results
 # 20M: small enough that even a fast loop device throttles the writers within
 # the 3 s (at 100M a quick device kept them below freerun on a busy machine)
 CASES=('ext4-1dd-4k-*-*-20M:10' 'ext4-2dd-4k-*-*-20M:10')
 RUN=("$WBLAB" run -t 3 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH")
-# One real-kernel test at a time on this machine (parallel `make check`s of
-# several builds would otherwise see each other's sysctls and mounts).
-exec 9>/tmp/wblab-run-real.lock
-flock 9
-cleanup() {
-	[ -e "$SCRATCH/journal" ] && "$WBLAB" run --cleanup --scratch "$SCRATCH" >/dev/null 2>&1
-	rm -rf "$T"
-}
-trap cleanup EXIT
 
 ok() { echo "ok - $1"; }
 nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; fi; }
 skip() { echo "ok - $1 # SKIP $2"; }
 
-# Everything a run may touch, as text: sysctls, mounts, loop devices, tracefs.
-snapshot() {
-	for f in /proc/sys/vm/dirty*; do echo "$f=$(cat "$f")"; done
-	cat /proc/mounts
-	losetup -a 2>/dev/null | sort
-	local tr
-	tr=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
-	if [ -n "$tr" ]; then
-		ls "$tr/instances"
-		for f in tracing_on current_tracer buffer_size_kb trace_clock set_event; do
-			echo "$f=$(cat "$tr/$f" 2>/dev/null)"
-		done
-	fi
-}
-same_as_before() {
-	snapshot >"$T/after"
-	if diff "$T/before" "$T/after" >"$T/diff"; then ok "$1"; else nok "$1" "$(head -20 "$T/diff")"; fi
-}
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/stats"; }
 gt0() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
 
@@ -86,11 +59,7 @@ fi
 same_as_before "refused runs: machine as before"
 
 # --- real runs ----------------------------------------------------------------
-why=""
-[ "$(id -u)" = 0 ] || why="not root"
-[ -z "$why" ] && ! grep -qw tracefs /proc/filesystems && why="kernel has no tracefs"
-[ -z "$why" ] && [ ! -e /dev/loop-control ] && why="no loop device support"
-[ -z "$why" ] && ! command -v mkfs.ext4 >/dev/null && why="mkfs.ext4 not installed"
+why=$(real_why_not)
 if [ -n "$why" ]; then
 	for n in "real run" "Ctrl-C" "SIGKILL and --cleanup"; do skip "$n" "$why"; done
 	exit 0
@@ -100,7 +69,7 @@ fi
 check "real run of ext4 1dd and 2dd exits 0" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || sed 's/^/#   /' "$T/run.err"
 same_as_before "real run: sysctls, mounts, loop devices, tracefs as before"
-check "real run: scratch dir removed" [ ! -e "$SCRATCH" ]
+check "real run: scratch dir it created removed, journal gone" eval '[ ! -e "$SCRATCH" ] && [ ! -e /run/wblab/journal ]' 
 for n in 1 2; do
 	d=$(ls -d "$OUT"/thresh=20M/ext4-${n}dd-4k-$(nproc)p-*M-20M:10-"$(uname -r)" 2>/dev/null | head -1)
 	if [ -z "$d" ]; then nok "${n}dd: result dir with the machine's CPUs and MEM" "$(ls -R "$OUT")"; continue; fi
@@ -135,10 +104,10 @@ done
 "$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/int" "${CASES[1]}" \
 	>"$T/o" 2>&1 &
 pid=$!
-for _ in $(seq 100); do grep -q "$SCRATCH/mnt" /proc/mounts && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && break; sleep 0.1; done
 sleep 1
 check "Ctrl-C: the run had mounted and set the sysctl" \
-	eval 'grep -q "$SCRATCH/mnt" /proc/mounts && [ "$(cat /proc/sys/vm/dirty_bytes)" = 20971520 ]'
+	eval 'grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && [ "$(cat /proc/sys/vm/dirty_bytes)" = 20971520 ]'
 kill -INT "$pid"; wait "$pid"; rc=$?
 check "Ctrl-C: exit 1 saying all was undone" eval '[ "$rc" = 1 ] && grep -q "every change was undone" "$T/o"'
 same_as_before "Ctrl-C: machine as before"
@@ -148,20 +117,21 @@ check "Ctrl-C: no journal, no half result" eval '[ ! -e "$SCRATCH" ] && [ -z "$(
 "$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/kill" "${CASES[1]}" \
 	>"$T/o" 2>&1 &
 pid=$!
-for _ in $(seq 100); do grep -q "$SCRATCH/mnt" /proc/mounts && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && break; sleep 0.1; done
 sleep 1
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
 sleep 0.3
-check "SIGKILL: changes left behind, journaled" \
-	eval 'grep -q "$SCRATCH/mnt" /proc/mounts && grep -q "^sysctl" "$SCRATCH/journal"'
-"$WBLAB" run --cleanup --scratch "$SCRATCH" >"$T/o" 2>&1; rc=$?
+check "SIGKILL: changes left behind, journaled in the root-only state dir" \
+	eval 'grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && grep -q "^+	sysctl" /run/wblab/journal &&
+	      [ "$(stat -c %U:%a /run/wblab)" = root:700 ] && [ "$(stat -c %U:%a /run/wblab/journal)" = root:600 ]'
+"$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
 check "SIGKILL: --cleanup exits 0" [ "$rc" = 0 ]
 check "SIGKILL: --cleanup says it undid the run" grep -q "cleaned up" "$T/o"
 same_as_before "SIGKILL + --cleanup: machine as before"
 check "SIGKILL + --cleanup: scratch and half result gone" \
 	eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/kill" -name "*.tmp.*" 2>/dev/null)" ]'
 check "SIGKILL + --cleanup: writers gone" eval '! pgrep -x dd -P 1 >/dev/null || ! pgrep -f "$SCRATCH" >/dev/null'
-"$WBLAB" run --cleanup --scratch "$SCRATCH" >"$T/o" 2>&1; rc=$?
+"$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
 check "--cleanup with nothing to do exits 0" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'
 
 # --- tracing overhead: the same case untraced, then traced, in one run ---------

@@ -1,0 +1,166 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bdi.h"
+#include "fileio.h"
+#include "../util/util.h"
+
+/* Kernel defaults.  The ratios are restored through their *_fine form (parts
+ * per million since 6.2) so the exact old value comes back; min/max_bytes are
+ * another view of the same ratio and are not written separately.  max comes
+ * before min so that min <= max holds at every step, set and undone. */
+static const struct { const char *name, *dflt, *fallback; } knobs[] = {
+	{ "max_ratio_fine", "1000000", "max_ratio" },
+	{ "min_ratio_fine", "0", "min_ratio" },
+	{ "strict_limit", "0", NULL },
+	/* set at attach from the backing device's io_opt, so no fixed default:
+	 * changed only when asked (reads play no part in these cases) */
+	{ "read_ahead_kb", NULL, NULL },
+};
+
+static const char *const names[] = { "max_ratio_fine", "min_ratio_fine", "strict_limit",
+				     "read_ahead_kb", "max_ratio", "min_ratio", NULL };
+
+const char *const *bdi_knob_names(void)
+{
+	return names;
+}
+
+static int majmin_ok(const char *s)
+{
+	unsigned a, b;
+	char end;
+	return sscanf(s, "%u:%u%c", &a, &b, &end) == 2 && strspn(s, "0123456789:") == strlen(s);
+}
+
+static int digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 20;
+}
+
+static int knob_known(const char *k)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], k) == 0)
+			return 1;
+	return 0;
+}
+
+int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t errlen)
+{
+	const char *eq = strchr(kv, '=');
+	char name[32];
+	if (!eq || (size_t)(eq - kv) >= sizeof(name) || !digits(eq + 1)) {
+		snprintf(err, errlen, "--set bdi.%s: expected bdi.KNOB=NUMBER", kv);
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - kv), kv);
+	/* the ratio forms map onto the *_fine knobs wblab restores */
+	const char *canon = NULL;
+	char val[32];
+	snprintf(val, sizeof(val), "%s", eq + 1);
+	if (strcmp(name, "max_ratio") == 0 || strcmp(name, "min_ratio") == 0) {
+		unsigned long long v = strtoull(val, NULL, 10);
+		if (v > 100) {
+			snprintf(err, errlen, "--set bdi.%s=%s: a ratio is 0..100", name, val);
+			return -1;
+		}
+		snprintf(val, sizeof(val), "%llu", v * 10000);
+		canon = name[1] == 'a' ? "max_ratio_fine" : "min_ratio_fine";
+	}
+	for (size_t i = 0; !canon && i < ARRAY_SIZE(knobs); i++)
+		if (strcmp(knobs[i].name, name) == 0)
+			canon = knobs[i].name;
+	if (!canon) {
+		snprintf(err, errlen, "--set bdi.%s: unknown bdi knob (strict_limit, min_ratio, "
+			 "max_ratio, min_ratio_fine, max_ratio_fine, read_ahead_kb)", name);
+		return -1;
+	}
+	if (r->n == BDI_MAX_KNOBS) {
+		snprintf(err, errlen, "too many --set bdi.* options");
+		return -1;
+	}
+	r->k[r->n].name = canon;
+	snprintf(r->k[r->n].value, sizeof(r->k[0].value), "%s", val);
+	r->n++;
+	return 0;
+}
+
+static const char *wanted(const struct bdi_request *r, const char *name, const char *dflt)
+{
+	const char *v = dflt;
+	for (int i = 0; r && i < r->n; i++)
+		if (strcmp(r->k[i].name, name) == 0)
+			v = r->k[i].value;
+	return v;
+}
+
+/* the ratio-fine value in the old units of a kernel before 6.2 */
+static void to_knob_units(const char *knob, const char *fine, char *out, size_t n)
+{
+	if (strstr(knob, "ratio") && !strstr(knob, "fine"))
+		snprintf(out, n, "%llu", strtoull(fine, NULL, 10) / 10000);
+	else
+		snprintf(out, n, "%s", fine);
+}
+
+int bdi_reset(struct journal *j, const char *majmin, const struct bdi_request *r, char *err,
+	      size_t errlen)
+{
+	if (!majmin_ok(majmin)) {
+		snprintf(err, errlen, "bad bdi name '%s'", majmin);
+		return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(knobs); i++) {
+		const char *knob = knobs[i].name;
+		char path[256], old[64], val[32];
+		snprintf(path, sizeof(path), "/sys/class/bdi/%s/%s", majmin, knob);
+		if (file_read(path, old, sizeof(old))) {
+			if (!knobs[i].fallback)
+				continue;  /* this kernel has no such knob */
+			knob = knobs[i].fallback;
+			snprintf(path, sizeof(path), "/sys/class/bdi/%s/%s", majmin, knob);
+			if (file_read(path, old, sizeof(old)))
+				continue;
+		}
+		const char *want = wanted(r, knobs[i].name, knobs[i].dflt);
+		if (!want)
+			continue;
+		to_knob_units(knob, want, val, sizeof(val));
+		if (strcmp(old, val) == 0)
+			continue;  /* already so: nothing to change or restore */
+		if (!digits(old) || journal_add(j, "bdi", majmin, knob, old, NULL)) {
+			snprintf(err, errlen, "cannot journal %s (value '%s'): %s", path, old,
+				 strerror(errno));
+			return -1;
+		}
+		if (file_write(path, val)) {
+			snprintf(err, errlen, "cannot set %s = %s: %s", path, val, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int bdi_undo(const struct jentry *e)
+{
+	if (e->nargs != 3 || !majmin_ok(e->args[0]) || !knob_known(e->args[1]) ||
+	    !digits(e->args[2])) {
+		wb_error("journal bdi entry '%s %s' names no knob wblab sets", e->args[0],
+			 e->args[1]);
+		return -1;
+	}
+	char path[2200], cur[64];
+	snprintf(path, sizeof(path), "/sys/class/bdi/%s/%s", e->args[0], e->args[1]);
+	if (file_read(path, cur, sizeof(cur)) == 0 && strcmp(cur, e->args[2]) == 0)
+		return 0;
+	if (file_write(path, e->args[2])) {
+		if (errno == ENOENT)
+			return 0;  /* the device is gone, and its knobs with it */
+		wb_error("cannot restore %s = %s: %s", path, e->args[2], strerror(errno));
+		return -1;
+	}
+	return 0;
+}

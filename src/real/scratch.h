@@ -1,0 +1,30 @@
+/* The scratch space of a run.  --scratch names a directory that must be
+ * trusted (safepath.h); wblab creates it when it is missing (and then removes
+ * it when empty again), and works only inside a directory of its own made
+ * there with a unique name, wblab-run.PID.N (mode 0700): the image, the mount
+ * point and the private tracefs mount.  Whatever else is in --scratch is
+ * never touched, and everything wblab removes lies inside its own dir. */
+#ifndef WBLAB_REAL_SCRATCH_H
+#define WBLAB_REAL_SCRATCH_H
+#include <stddef.h>
+#include <stdint.h>
+#include "journal.h"
+
+struct scratch {
+	char root[4096];   /* --scratch, canonical */
+	char run[4096];    /* root/wblab-run.PID.N: this run's own dir */
+};
+
+/* Resolves and checks --scratch (arg) without changing anything: its
+ * canonical form (or that of the dir it would be created in) into s->root.
+ * need_bytes of free space are required there.  0, or -1 with err. */
+int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char *err,
+		  size_t errlen);
+/* Creates --scratch when missing and this run's own dir, both journaled.
+ * 0 or -1 with err. */
+int scratch_create(struct journal *j, struct scratch *s, char *err, size_t errlen);
+/* Undo of "scratch" and "rundir": rmdir when empty; one that holds files
+ * wblab did not make is left where it is, with a warning. */
+int scratch_undo(const struct jentry *e);
+
+#endif
