@@ -50,6 +50,16 @@ static int try_attach(struct journal *j, int ctl, int img, struct loopdev *l, ch
 	}
 	snprintf(l->dev, sizeof(l->dev), "/dev/loop%d", nr);
 	snprintf(l->name, sizeof(l->name), "loop%d", nr);
+	/* attaching sets the bdi's read-ahead from the backing device, and the bdi
+	 * outlives the attachment: journal the old value first, so the undo (after
+	 * the detach) puts it back */
+	char bdi[32], ra[32];
+	snprintf(bdi, sizeof(bdi), "7:%d", nr);
+	if (file_readf(ra, sizeof(ra), "/sys/class/bdi/%s/read_ahead_kb", bdi) == 0 &&
+	    journal_add(j, "bdi", bdi, "read_ahead_kb", ra, NULL)) {
+		snprintf(err, n, "cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
 	if (journal_add(j, "loop", l->dev, l->image, l->ident, NULL)) {
 		snprintf(err, n, "cannot write the journal: %s", strerror(errno));
 		return -1;

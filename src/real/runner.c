@@ -461,8 +461,9 @@ static int close_run(struct run_ctx *x, struct run_state *st)
 	return failed;
 }
 
-/* -o must not lie in --scratch: a result written into the test file system
- * would vanish with it, and wblab removes what is in its scratch dir. */
+/* -o must not lie in a run dir of --scratch (this run's is new, but one an
+ * earlier run left behind holds its test file system's mount point): a result
+ * written there would vanish with the mount, or be removed with the dir. */
 static int check_out(const struct run_opts *o, const struct scratch *sc, char *err, size_t errlen)
 {
 	char canon[4096];
@@ -470,8 +471,10 @@ static int check_out(const struct run_opts *o, const struct scratch *sc, char *e
 		snprintf(err, errlen, "-o '%s': %s", o->out, strerror(errno));
 		return -1;
 	}
-	if (strcmp(canon, sc->root) == 0 || path_within(canon, sc->root)) {
-		snprintf(err, errlen, "-o '%.300s' lies inside --scratch '%.300s'; put results elsewhere",
+	size_t n = strcmp(sc->root, "/") == 0 ? 0 : strlen(sc->root);
+	if (path_within(canon, sc->root) && strncmp(canon + n, "/wblab-run.", 11) == 0) {
+		snprintf(err, errlen, "-o '%.300s' lies inside a run dir of --scratch '%.300s'; put results "
+			 "elsewhere",
 			 o->out, sc->root);
 		return -1;
 	}
