@@ -6,23 +6,13 @@
 set -u
 W=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-pipeline.XXXXXX)
-SCRATCH=/var/tmp/wblab-pipeline-$$
-exec 9>/tmp/wblab-run-real.lock      # one real-kernel test at a time
-flock 9
-cleanup() {
-	[ -e "$SCRATCH/journal" ] && "$W" run --cleanup --scratch "$SCRATCH" >/dev/null 2>&1
-	rm -rf "$T"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/real_env.sh"
 n=0
 ok() { n=$((n+1)); echo "ok $n - $1"; }
 nok() { n=$((n+1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
 
-why=""
-[ "$(id -u)" = 0 ] || why="not root"
-[ -z "$why" ] && ! grep -qw tracefs /proc/filesystems && why="kernel has no tracefs"
-[ -z "$why" ] && [ ! -e /dev/loop-control ] && why="no loop device support"
+why=$(real_why_not)
 if [ -n "$why" ]; then
 	echo "ok 1 - real trace pipeline # SKIP $why"
 	exit 0
