@@ -58,7 +58,7 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 	struct stat_want w[] = { { "write_bw", 0, 0 }, { "nr_dirty_mean_pages", 0, 0 },
 				 { "nr_dirty_p95_pages", 0, 0 }, { "pause_ms_mean", 0, 0 },
 				 { "task_ratelimit_steady_kbps", 0, 0 }, { "fairness_jain", 0, 0 },
-				 { NULL, 0, 0 } };
+				 { "pause_count", 0, 0 }, { "bdp_events", 0, 0 }, { NULL, 0, 0 } };
 	snprintf(path, sizeof(path), "%s/stats", dir);
 	if (kv_read(path, stat_pick, w, err, errlen))
 		return -1;
@@ -77,6 +77,12 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 	}
 	for (int i = 0; i < VALIDATE_METRICS; i++)
 		out[i] = w[i].v;
+	/* a run that never paused has no pause mean, and one with no
+	 * balance_dirty_pages event has no ratelimit: not measured is not 0 */
+	if (w[6].found && w[6].v == 0)
+		out[3] = NAN;
+	if ((w[7].found && w[7].v == 0) || out[4] == 0)
+		out[4] = NAN;
 	return 0;
 }
 
@@ -117,7 +123,16 @@ int validate_dir(const char *dir, const struct validate_opts *o, struct validate
 
 double validate_ratio(const struct validate_metric *m)
 {
-	return m->real != 0 ? m->sim / m->real : NAN;
+	return m->real != 0 && isfinite(m->real) && isfinite(m->sim) ? m->sim / m->real : NAN;
+}
+
+/* v in fmt, or "n/a" in width when it was not measured */
+static void put_value(FILE *f, double v, const char *fmt, int width)
+{
+	if (isfinite(v))
+		fprintf(f, fmt, v);
+	else
+		fprintf(f, "%*s", width, "n/a");
 }
 
 void validate_print_table(FILE *f, const struct validate_result *vr, int n)
@@ -130,8 +145,14 @@ void validate_print_table(FILE *f, const struct validate_result *vr, int n)
 			double r = validate_ratio(m);
 			const char *mark = "";
 			if (m->tolerance > 0)
-				mark = isfinite(r) && fabs(r - 1) <= m->tolerance ? "  ok" : "  MISS";
-			fprintf(f, "  %-28s %14.4g %14.4g %8.3f%s\n", m->name, m->real, m->sim, r, mark);
+				mark = !isfinite(r) ? "  n/a" : fabs(r - 1) <= m->tolerance ? "  ok" : "  MISS";
+			fprintf(f, "  %-28s", m->name);
+			put_value(f, m->real, " %14.4g", 15);
+			put_value(f, m->sim, " %14.4g", 15);
+			if (isfinite(r))
+				fprintf(f, " %8.3f%s\n", r, mark);
+			else
+				fprintf(f, " %8s%s\n", "n/a", mark);
 		}
 	}
 }
@@ -141,7 +162,12 @@ void validate_print_tsv(FILE *f, const struct validate_result *vr, int n)
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < VALIDATE_METRICS; k++) {
 			const struct validate_metric *m = &vr[i].m[k];
-			fprintf(f, "%s\t%s\t%.6g\t%.6g\t%.6g\n", vr[i].case_name, m->name, m->real, m->sim,
-				validate_ratio(m));
+			fprintf(f, "%s\t%s\t", vr[i].case_name, m->name);
+			put_value(f, m->real, "%.6g", 0);
+			fputc('\t', f);
+			put_value(f, m->sim, "%.6g", 0);
+			fputc('\t', f);
+			put_value(f, validate_ratio(m), "%.6g", 0);
+			fputc('\n', f);
 		}
 }
