@@ -275,6 +275,21 @@ static void test_invariants_every_event(void **state)
 		}
 }
 
+/* The checker under this model and over NFS: an unstable page no counter
+ * knows of stops the run at the next event. */
+static void test_invariant_checker_stops_a_corrupted_nfs_run(void **state)
+{
+	(void)state;
+	struct sim *s = start("nfs-2dd-4k-4p-4096M-10M:10", 1, 250);
+	assert_int_equal(sim_run(s, 2), 0);
+	sim_check_invariants(s);
+	assert_string_equal(s->error, "");
+	s->inodes[1].nr_unstable++;
+	assert_int_equal(sim_run(s, 3), -1);
+	assert_non_null(strstr(s->error, "not conserved"));
+	finish(s);
+}
+
 /* One dd at 100M: dirty settles between freerun and the limit, dirty_ratelimit
  * follows the write bandwidth, and the aging timer keeps running. */
 static void test_current_1dd_steady(void **state)
@@ -331,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_trace_and_limit),
 		cmocka_unit_test(test_flex_proportions),
 		cmocka_unit_test(test_invariants_every_event),
+		cmocka_unit_test(test_invariant_checker_stops_a_corrupted_nfs_run),
 		cmocka_unit_test(test_current_1dd_steady),
 		cmocka_unit_test(test_current_10dd_fair),
 	};
