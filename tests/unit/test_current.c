@@ -151,6 +151,68 @@ static void test_min_pause(void **state)
 	}
 }
 
+/* 15.7, by hand: HZ 1000, now 10000, task_rl 12800 (pos 1024), max_pause 200,
+ * min_pause 10, ndp 237; the task enters with nr_dirtied = pages_dirtied.
+ * period = HZ * pages_dirtied / task_rl; pause = period - (now - paused_when). */
+static void test_pause_decision_follows_the_table(void **state)
+{
+	(void)state;
+	struct row {
+		const char *what;
+		uint64_t hz, task_rl, pages, paused_when, ndp_before, ndp, max_pause;
+		int64_t min_pause;
+		int sleep;
+		int64_t period, pause, trace_pause;
+		uint64_t paused_when_after, nr_dirtied_after, ndp_after;
+	};
+	static const struct row rows[] = {
+		{ "think time shortens the sleep: 20 - 5 = 15",
+		  1000, 12800, 256, 9995, 32, 237, 200, 10, 1, 20, 15, 15, 10015, 0, 237 },
+		{ "2 < min_pause: no sleep, the period moves the clock",
+		  1000, 12800, 256, 9982, 32, 237, 200, 10, 0, 20, 2, 0, 10002, 0, 32 },
+		{ "away 1980 beyond the debt (< -HZ): the clock resets to now",
+		  1000, 12800, 256, 8000, 32, 237, 200, 10, 0, 20, -1980, -1980, 10000, 0, 32 },
+		{ "first pause of the task: no think-time credit",
+		  1000, 12800, 256, 0, 32, 237, 200, 10, 1, 20, 20, 20, 10020, 0, 237 },
+		{ "period 500 > max_pause: sleep 200, another 200 stays owed",
+		  1000, 12800, 6400, 10000, 32, 237, 200, 10, 1, 500, 200, 200, 10400, 0, 237 },
+		{ "period 0: no sleep, nr_dirtied kept, the poll interval doubles",
+		  1000, 12800, 5, 9999, 5, 237, 200, 10, 0, 0, -1, -1, 9999, 5, 10 },
+		{ "task_rl 0 (at the hard limit): sleep max_pause",
+		  1000, 0, 256, 10000, 32, 0, 200, 10, 1, 200, 200, 200, 10200, 0, 0 },
+		{ "HZ 250: period 1 - think 2 = -1 < min_pause 2: carried",
+		  250, 25600, 200, 9998, 32, 200, 50, 2, 0, 1, -1, -1, 9999, 0, 32 },
+		/* the edges of each comparison */
+		{ "pause == min_pause sleeps",
+		  1000, 12800, 256, 9990, 32, 237, 200, 10, 1, 20, 10, 10, 10010, 0, 237 },
+		{ "pause == -HZ is still carried, not reset",
+		  1000, 12800, 256, 8980, 32, 237, 200, 10, 0, 20, -1000, -1000, 9000, 0, 32 },
+		{ "pause == max_pause is not cut",
+		  1000, 12800, 2560, 10000, 32, 237, 200, 10, 1, 200, 200, 200, 10200, 0, 237 },
+		{ "period 250 > max_pause: only the 50 beyond it stays owed",
+		  1000, 12800, 3200, 10000, 32, 237, 200, 10, 1, 250, 200, 200, 10250, 0, 237 },
+		{ "period 0 with a poll interval above pages_dirtied: nothing changes",
+		  1000, 12800, 5, 9999, 8, 237, 200, 10, 0, 0, -1, -1, 9999, 5, 8 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *r = &rows[i];
+		struct bdp_task_clock before = { r->paused_when, r->pages, r->ndp_before };
+		struct bdp_pause bp;
+		memset(&bp, 0x5a, sizeof(bp));
+		balance_dirty_pages_pause(r->hz, 10000, r->pages, r->task_rl, r->min_pause, r->max_pause,
+					  r->ndp, &before, &bp);
+		if (bp.sleep != r->sleep || bp.period != r->period || bp.pause != r->pause ||
+		    bp.trace_pause != r->trace_pause || bp.after.dirty_paused_when != r->paused_when_after ||
+		    bp.after.nr_dirtied != r->nr_dirtied_after || bp.after.nr_dirtied_pause != r->ndp_after)
+			fail_msg("%s: got sleep %d period %lld pause %lld trace %lld paused_when %llu "
+				 "nr_dirtied %llu ndp %llu", r->what, bp.sleep, (long long)bp.period,
+				 (long long)bp.pause, (long long)bp.trace_pause,
+				 (unsigned long long)bp.after.dirty_paused_when,
+				 (unsigned long long)bp.after.nr_dirtied,
+				 (unsigned long long)bp.after.nr_dirtied_pause);
+	}
+}
+
 /* 15.8: balanced capped at write_bw, and no step when the shift would be >= 64 */
 static void test_dirty_ratelimit(void **state)
 {
@@ -342,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_strictlimit),
 		cmocka_unit_test(test_max_pause),
 		cmocka_unit_test(test_min_pause),
+		cmocka_unit_test(test_pause_decision_follows_the_table),
 		cmocka_unit_test(test_dirty_ratelimit),
 		cmocka_unit_test(test_trace_and_limit),
 		cmocka_unit_test(test_flex_proportions),
