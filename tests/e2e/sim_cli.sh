@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end checks of `wblab sim`: layout, trace formats, determinism, errors.
 set -u
+. "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
-T=$(mktemp -d /tmp/wblab-sim-e2e.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-nok() { n=$((n+1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+e2e_scratch sim-e2e
 
 C=ext4-2dd-4k-4p-4096M-10M:10
 "$W" sim -t 20 -j 2 -o "$T/a" "$C" >"$T/out" 2>"$T/err"; rc=$?
