@@ -407,7 +407,7 @@ static void trace_bdp_6x(struct sim *s, struct task *t, struct bdi *bdi, const s
 	ev_emit(s, &e);
 }
 
-/* Reads the limits and counters of one pass (steps 1 and 3 of docs §10.2). */
+/* Reads the limits and counters of one pass (docs/current-kernel.md §10.2 steps 1 and 3). */
 static void bdp_read_state(struct sim *s, struct task *t, struct bdi *bdi,
 			   struct dirty_throttle_control *d)
 {
