@@ -19,7 +19,7 @@
 #include "util/case.h"
 
 /* 15.1: ratios truncated to 1/4096, bytes rounded up, bg >= thresh -> thresh/2 */
-static void test_domain_dirty_limits(void **state)
+static void test_domain_dirty_limits_match_the_vectors(void **state)
 {
 	(void)state;
 	struct dirty_knob r20 = { 0, 20, "20" }, r10 = { 0, 10, "10" };
@@ -57,7 +57,7 @@ static uint64_t pos(uint64_t dom_limit, uint64_t dirty, uint64_t wb_dirty, uint6
 }
 
 /* 15.2: one wb; the grid is the same as 3.2's */
-static void test_pos_ratio_grid(void **state)
+static void test_pos_ratio_matches_the_grid(void **state)
 {
 	(void)state;
 	static const uint64_t dirty[] = { 150001, 160000, 170000, 175000, 180000, 190000, 199000, 199999, 200000 };
@@ -77,7 +77,7 @@ static void test_pos_ratio_grid(void **state)
 }
 
 /* 15.3: the idle bump lives in the threshold and uses thresh - dirty */
-static void test_small_wb_thresh(void **state)
+static void test_a_small_wb_thresh_is_bumped(void **state)
 {
 	(void)state;
 	/* raw share 1000 of 200000 */
@@ -98,7 +98,7 @@ static void test_small_wb_thresh(void **state)
 }
 
 /* 15.4: strictlimit, global dirty far below freerun */
-static void test_strictlimit(void **state)
+static void test_strictlimit_follows_the_wb_when_global_dirty_is_low(void **state)
 {
 	(void)state;
 	static const uint64_t wbd[] = { 0, 5, 100, 1000, 1500, 1800, 1999, 2000 };
@@ -113,7 +113,7 @@ static void test_strictlimit(void **state)
 }
 
 /* 15.5 */
-static void test_max_pause(void **state)
+static void test_max_pause_matches_the_vectors(void **state)
 {
 	(void)state;
 	static const uint64_t wbd[] = { 175000, 1000, 0, 2560, 100, 50000, 5000 };
@@ -127,7 +127,7 @@ static void test_max_pause(void **state)
 }
 
 /* 15.6: (max_pause, min_pause, nr_dirtied_pause) */
-static void test_min_pause(void **state)
+static void test_min_pause_and_poll_interval_match_the_vectors(void **state)
 {
 	(void)state;
 	static const uint64_t r[] = { 25600, 12800, 2560, 256, 25, 25600, 2560, 25600 };
@@ -214,7 +214,7 @@ static void test_pause_decision_follows_the_table(void **state)
 }
 
 /* 15.8: balanced capped at write_bw, and no step when the shift would be >= 64 */
-static void test_dirty_ratelimit(void **state)
+static void test_dirty_ratelimit_steps_match_the_vectors(void **state)
 {
 	(void)state;
 	struct row { uint64_t r, prev, pos, bw, dirtied; int below;
@@ -243,7 +243,7 @@ static void test_dirty_ratelimit(void **state)
 }
 
 /* 15.9: trace wb_setpoint and the dirty_limit smoothing step */
-static void test_trace_and_limit(void **state)
+static void test_trace_fields_and_limit_step_match_the_vectors(void **state)
 {
 	(void)state;
 	assert_int_equal(trace_wb_setpoint(175000, 200000, 200000), 174999);
@@ -253,7 +253,7 @@ static void test_trace_and_limit(void **state)
 }
 
 /* 15.9 fprop: A and B in period 0, halving, B alone in period 1, aging stops at 1 */
-static void test_flex_proportions(void **state)
+static void test_flex_proportions_age_and_cap(void **state)
 {
 	(void)state;
 	struct fprop_global g;
@@ -321,7 +321,7 @@ static void finish(struct sim *s)
 }
 
 /* pages conserved, counters consistent, pauses in [0, MAX_PAUSE] after every event */
-static void test_invariants_every_event(void **state)
+static void test_invariants_hold_after_every_event(void **state)
 {
 	(void)state;
 	static const char *cases[] = { "ext4-1dd-4k-2p-4096M-1M:10", "ext4-10dd-4k-2p-4096M-10M:10",
@@ -354,7 +354,7 @@ static void test_invariant_checker_stops_a_corrupted_nfs_run(void **state)
 
 /* One dd at 100M: dirty settles between freerun and the limit, dirty_ratelimit
  * follows the write bandwidth, and the aging timer keeps running. */
-static void test_current_1dd_steady(void **state)
+static void test_one_dd_settles_between_freerun_and_limit(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-1dd-4k-8p-4096M-100M:10", 0, 250);
@@ -378,7 +378,7 @@ static void test_current_1dd_steady(void **state)
 }
 
 /* 10 dd: each gets about a tenth */
-static void test_current_10dd_fair(void **state)
+static void test_ten_dds_share_the_disk_fairly(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-10dd-4k-8p-4096M-100M:10", 0, 250);
@@ -398,20 +398,20 @@ static void test_current_10dd_fair(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_domain_dirty_limits),
-		cmocka_unit_test(test_pos_ratio_grid),
-		cmocka_unit_test(test_small_wb_thresh),
-		cmocka_unit_test(test_strictlimit),
-		cmocka_unit_test(test_max_pause),
-		cmocka_unit_test(test_min_pause),
+		cmocka_unit_test(test_domain_dirty_limits_match_the_vectors),
+		cmocka_unit_test(test_pos_ratio_matches_the_grid),
+		cmocka_unit_test(test_a_small_wb_thresh_is_bumped),
+		cmocka_unit_test(test_strictlimit_follows_the_wb_when_global_dirty_is_low),
+		cmocka_unit_test(test_max_pause_matches_the_vectors),
+		cmocka_unit_test(test_min_pause_and_poll_interval_match_the_vectors),
 		cmocka_unit_test(test_pause_decision_follows_the_table),
-		cmocka_unit_test(test_dirty_ratelimit),
-		cmocka_unit_test(test_trace_and_limit),
-		cmocka_unit_test(test_flex_proportions),
-		cmocka_unit_test(test_invariants_every_event),
+		cmocka_unit_test(test_dirty_ratelimit_steps_match_the_vectors),
+		cmocka_unit_test(test_trace_fields_and_limit_step_match_the_vectors),
+		cmocka_unit_test(test_flex_proportions_age_and_cap),
+		cmocka_unit_test(test_invariants_hold_after_every_event),
 		cmocka_unit_test(test_invariant_checker_stops_a_corrupted_nfs_run),
-		cmocka_unit_test(test_current_1dd_steady),
-		cmocka_unit_test(test_current_10dd_fair),
+		cmocka_unit_test(test_one_dd_settles_between_freerun_and_limit),
+		cmocka_unit_test(test_ten_dds_share_the_disk_fairly),
 	};
 	return cmocka_run_group_tests_name("current", tests, NULL, NULL);
 }

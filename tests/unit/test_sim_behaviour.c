@@ -42,7 +42,7 @@ static void finish(struct sim *s)
 
 /* pages conserved, no negative counter, pauses within [0, MAX_PAUSE]: checked
  * by the simulator after every event when debug_checks is set */
-static void test_invariants_every_event(void **state)
+static void test_invariants_hold_after_every_event(void **state)
 {
 	(void)state;
 	static const char *cases[] = { "ext4-1dd-4k-8p-4096M-1M:10", "ext4-10dd-4k-8p-4096M-1M:10",
@@ -119,7 +119,7 @@ static void test_invariant_checker_reports_each_corrupted_state(void **state)
  * task_ratelimit equal write_bw, a little off the setpoint while
  * dirty_ratelimit still converges; 15% for the ratelimit, whose damped steps
  * stop moving within about 1/8 of the error. */
-static void test_ioless_1dd_setpoint(void **state)
+static void test_ioless_one_dd_settles_at_the_setpoint(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-1dd-4k-8p-4096M-100M:10", "3.2-ioless", 0);
@@ -147,7 +147,7 @@ static void test_ioless_1dd_setpoint(void **state)
 static double task_pages(const struct sim *s, int i) { return (double)s->tasks[i].pages_written; }
 
 /* 3.2 with 10 dd: each task gets about a tenth (Jain's index close to 1) */
-static void test_ioless_10dd_fair(void **state)
+static void test_ioless_ten_dds_share_the_disk_fairly(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-10dd-4k-8p-4096M-10M:10", "3.2-ioless", 0);
@@ -170,7 +170,7 @@ static void test_ioless_10dd_fair(void **state)
 /* 3.1: throttled dirtiers write pages back themselves; 3.2's never do.  At 10M the
  * dirty pages exceed the tasks' limits; at 100M the 64 MB request queue holds
  * most of the pool as writeback and the dirtiers mostly sleep. */
-static void test_vanilla_dirtiers_write(void **state)
+static void test_vanilla_dirtiers_write_back_pages_themselves(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-10dd-4k-8p-4096M-10M:10", "3.1-vanilla", 0);
@@ -191,7 +191,7 @@ static void test_vanilla_dirtiers_write(void **state)
 }
 
 /* 3.1's global limit is soft at tiny thresholds, 3.2's is rigid (seed section) */
-static void test_limit_overshoot(void **state)
+static void test_vanilla_overshoots_a_small_limit_far_more_than_ioless(void **state)
 {
 	(void)state;
 	uint64_t peak[2];
@@ -215,12 +215,12 @@ static void test_limit_overshoot(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invariants_every_event),
+		cmocka_unit_test(test_invariants_hold_after_every_event),
 		cmocka_unit_test(test_invariant_checker_reports_each_corrupted_state),
-		cmocka_unit_test(test_ioless_1dd_setpoint),
-		cmocka_unit_test(test_ioless_10dd_fair),
-		cmocka_unit_test(test_vanilla_dirtiers_write),
-		cmocka_unit_test(test_limit_overshoot),
+		cmocka_unit_test(test_ioless_one_dd_settles_at_the_setpoint),
+		cmocka_unit_test(test_ioless_ten_dds_share_the_disk_fairly),
+		cmocka_unit_test(test_vanilla_dirtiers_write_back_pages_themselves),
+		cmocka_unit_test(test_vanilla_overshoots_a_small_limit_far_more_than_ioless),
 	};
 	return cmocka_run_group_tests_name("sim_behaviour", tests, NULL, NULL);
 }

@@ -117,7 +117,7 @@ static const char *stat_of(const char *text, const char *name, char *out, size_t
 	assert_string_equal(stat_of(text, name, v_, sizeof(v_)), want); \
 } while (0)
 
-static void test_write_bw_rule(void **state)
+static void test_write_bw_follows_the_flusher_sample_rule(void **state)
 {
 	(void)state;
 	char *t = hand_trace_stats();
@@ -130,7 +130,7 @@ static void test_write_bw_rule(void **state)
 	free(t);
 }
 
-static void test_time_weighted_levels(void **state)
+static void test_levels_are_time_weighted(void **state)
 {
 	(void)state;
 	char *t = hand_trace_stats();
@@ -143,7 +143,7 @@ static void test_time_weighted_levels(void **state)
 	free(t);
 }
 
-static void test_pauses(void **state)
+static void test_pause_statistics_count_positive_pauses(void **state)
 {
 	(void)state;
 	char *t = hand_trace_stats();
@@ -163,7 +163,7 @@ static void test_pauses(void **state)
 	free(t);
 }
 
-static void test_p95_and_steady(void **state)
+static void test_p95_and_steady_rate_come_from_bounded_histograms(void **state)
 {
 	(void)state;
 	char *t = hand_trace_stats();
@@ -245,7 +245,7 @@ static void test_memory_does_not_grow_with_trace_length(void **state)
 	free(buf);
 }
 
-static void test_fairness_from_bdp(void **state)
+static void test_fairness_is_derived_from_balance_dirty_pages(void **state)
 {
 	(void)state;
 	char *t = hand_trace_stats();
@@ -258,7 +258,7 @@ static void test_fairness_from_bdp(void **state)
 
 /* Producer-supplied progress overrides the bdp estimate; Jain of 1, 1, 4 MB/s
  * is 36 / (3 * 18) = 0.6667. */
-static void test_fairness_from_tasks(void **state)
+static void test_fairness_uses_task_progress_when_given(void **state)
 {
 	(void)state;
 	struct stats_acc *s = stats_new();
@@ -283,13 +283,13 @@ static void test_fairness_from_tasks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_write_bw_rule),
-		cmocka_unit_test(test_time_weighted_levels),
-		cmocka_unit_test(test_pauses),
-		cmocka_unit_test(test_p95_and_steady),
+		cmocka_unit_test(test_write_bw_follows_the_flusher_sample_rule),
+		cmocka_unit_test(test_levels_are_time_weighted),
+		cmocka_unit_test(test_pause_statistics_count_positive_pauses),
+		cmocka_unit_test(test_p95_and_steady_rate_come_from_bounded_histograms),
 		cmocka_unit_test(test_memory_does_not_grow_with_trace_length),
-		cmocka_unit_test(test_fairness_from_bdp),
-		cmocka_unit_test(test_fairness_from_tasks),
+		cmocka_unit_test(test_fairness_is_derived_from_balance_dirty_pages),
+		cmocka_unit_test(test_fairness_uses_task_progress_when_given),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
