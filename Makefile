@@ -7,19 +7,26 @@ BUILD   ?= build
 CC      ?= cc
 OPT     ?= -O2
 SAN     ?=
+# CFLAGS, CPPFLAGS, LDFLAGS and LDLIBS belong to the user (`make CFLAGS=-O0`):
+# the flags wblab needs live in ALL_* and are always added to them, as git does.
+# The user's flags come last, so one of ours can still be turned off
+# (e.g. CFLAGS='-O0 -g -Wno-error=unused-variable').
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
-           -MMD -MP $(SAN)
-LDFLAGS += $(SAN)
-LDLIBS  += -lm -lpthread
+BASIC_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
+                 -MMD -MP
+BASIC_LDLIBS  := -lm -lpthread
 
 # trace-cmd .dat support through libtracecmd, when the -dev package is installed
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtracefs libtraceevent 2>/dev/null)
 TRACECMD_LIBS   := $(shell pkg-config --libs libtracecmd libtracefs libtraceevent 2>/dev/null)
 ifneq ($(TRACECMD_LIBS),)
-CFLAGS += -DWBLAB_HAVE_TRACECMD $(TRACECMD_CFLAGS)
-LDLIBS += $(TRACECMD_LIBS)
+BASIC_CFLAGS += -DWBLAB_HAVE_TRACECMD $(TRACECMD_CFLAGS)
+BASIC_LDLIBS += $(TRACECMD_LIBS)
 endif
+
+ALL_CFLAGS  = $(BASIC_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN) $(LDFLAGS)
+ALL_LDLIBS  = $(BASIC_LDLIBS) $(LDLIBS)
 
 LIB_SRC  := $(filter-out src/cli/main.c, $(wildcard src/*/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -28,20 +35,26 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 all: $(BUILD)/wblab
 
-$(BUILD)/%.o: %.c
+# Everything is rebuilt when the flags change (make CFLAGS=-O0 after make).
+$(BUILD)/FLAGS: FORCE
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	@echo '$(ALL_CFLAGS) | $(ALL_LDFLAGS) | $(ALL_LDLIBS)' | cmp -s - $@ || \
+	 echo '$(ALL_CFLAGS) | $(ALL_LDFLAGS) | $(ALL_LDLIBS)' > $@
+
+$(BUILD)/%.o: %.c $(BUILD)/FLAGS
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libwblab.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/wblab: $(BUILD)/src/cli/main.o $(BUILD)/libwblab.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/wblab: $(BUILD)/src/cli/main.o $(BUILD)/libwblab.a $(BUILD)/FLAGS
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(BUILD)/FLAGS,$^) $(ALL_LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libwblab.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libwblab.a $(BUILD)/FLAGS
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Isrc -o $@ $< $(BUILD)/libwblab.a $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ $< $(BUILD)/libwblab.a $(ALL_LDFLAGS) $(ALL_LDLIBS) -lcmocka
 
 tests: $(TEST_BIN) $(BUILD)/wblab
 
@@ -55,5 +68,5 @@ asan:
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all tests check asan clean
+.PHONY: all tests check asan clean FORCE
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,8 +1,9 @@
-/* A single-queue block device and its disk (spec 6.10): nr_requests slots,
- * congestion on/off marks, requests of up to max_request_kb, one request in
- * service at a time, sequential bandwidth plus a seek whenever consecutive
- * requests belong to different files.  Simplified: FIFO service, no elevator
- * sorting or merging across submitters, no NCQ. */
+/* A single-queue block device and its disk (docs/throttling-model.md, Block
+ * device): nr_requests slots, congestion on/off marks, requests of up to
+ * max_request_kb, one request in service at a time, sequential bandwidth plus
+ * a seek whenever consecutive requests belong to different files.
+ * Simplified: FIFO service, no elevator sorting or merging across submitters,
+ * no NCQ. */
 #ifndef WBLAB_BLKDEV_H
 #define WBLAB_BLKDEV_H
 #include "../sim/sim.h"

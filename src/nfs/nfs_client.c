@@ -1,8 +1,9 @@
-/* The NFS client write path of fs/nfs/write.c (3.1/3.2; spec section 7 and
- * nfs-model.md sections 1-6): nfs_writepages turns dirty pages into WRITE
- * RPCs of up to wsize, WRITE replies make pages unstable, and write_inode
- * decides on COMMITs.  The "nfs-wq" kernels add a wait queue: the flusher
- * sleeps after a writepages call while too many pages are under writeback. */
+/* The NFS client write path of fs/nfs/write.c (3.1/3.2; docs/throttling-model.md,
+ * "NFS: unstable pages and COMMIT", and docs/nfs-model.md, Client):
+ * nfs_writepages turns dirty pages into WRITE RPCs of up to wsize, WRITE
+ * replies make pages unstable, and write_inode decides on COMMITs.  The
+ * "nfs-wq" kernels add a wait queue: the flusher sleeps after a writepages
+ * call while too many pages are under writeback. */
 #include <stdlib.h>
 #include <string.h>
 #include "nfs.h"
@@ -111,7 +112,8 @@ static void trace_commit(struct sim *s, struct sthread *th, struct inode *inode,
 	ev_emit(s, &e);
 }
 
-/* nfs_write_inode -> nfs_commit_unstable_pages, WB_SYNC_NONE (spec 7.3) */
+/* nfs_write_inode -> nfs_commit_unstable_pages, WB_SYNC_NONE (docs/throttling-model.md, NFS:
+ * unstable pages and COMMIT) */
 static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *inode,
 			    struct writeback_control *wbc)
 {

@@ -110,7 +110,7 @@ int preflight_machine(const struct run_opts *o, char *err, size_t errlen)
 			 "nothing was changed");
 		return -1;
 	}
-	if (!o->no_trace && !tracefs_supported()) {
+	if (!o->no_trace && !real_tracefs_supported()) {
 		snprintf(err, errlen, "this kernel has no tracefs (needed for the writeback "
 			 "events; use --no-trace to run without); nothing was changed");
 		return -1;

@@ -164,7 +164,7 @@ static int run_writers(struct run_ctx *x, const struct wb_case *c, const struct 
 	uint64_t cap_bytes = (x->o->dev ? (1ULL << 30) : x->o->image_size) / 2 / (uint64_t)c->ndd;
 	if (trace_path) {
 		snprintf(name, sizeof(name), "wblab-%d", (int)getpid());
-		if (tracefs_instance(&x->j, x->tracefs_dir, name, x->o->buffer_kb, l->majmin, ti, err, errlen) ||
+		if (real_tracefs_instance(&x->j, x->tracefs_dir, name, x->o->buffer_kb, l->majmin, ti, err, errlen) ||
 		    trace_capture_start(&cap, ti, trace_path, err, errlen))
 			return -1;
 	}
@@ -199,7 +199,7 @@ static int run_writers(struct run_ctx *x, const struct wb_case *c, const struct 
 			rc = -1;
 		}
 		out->trace_bytes = cap.bytes;
-		out->overrun = tracefs_overrun(ti);
+		out->overrun = real_tracefs_overrun(ti);
 	}
 	measure_diff(&out->m, &a, &b);
 	double secs = w.t_stop > w.t_start ? w.t_stop - w.t_start : out->m.seconds;
@@ -519,7 +519,7 @@ int real_run(struct run_opts *o, int argc, char **argv)
 	}
 	int rc = 0;
 	path_join(x.tracefs_dir, sizeof(x.tracefs_dir), x.sc.run, "tracefs");
-	if (!o->no_trace && tracefs_mount(&x.j, x.tracefs_dir, err, sizeof(err)))
+	if (!o->no_trace && real_tracefs_mount(&x.j, x.tracefs_dir, err, sizeof(err)))
 		rc = 1;
 	for (int i = 0; !rc && !interrupted && i < o->ncases; i++)
 		for (int run = 1; !rc && !interrupted && run <= o->repeat; run++)

@@ -17,13 +17,13 @@ static const char *const wanted_events[] = {
 	"writeback_single_inode", "writeback_written",
 };
 
-int tracefs_supported(void)
+int real_tracefs_supported(void)
 {
 	char buf[8192];
 	return file_read("/proc/filesystems", buf, sizeof(buf)) == 0 && strstr(buf, "\ttracefs");
 }
 
-int tracefs_mount(struct journal *j, const char *dir, char *err, size_t errlen)
+int real_tracefs_mount(struct journal *j, const char *dir, char *err, size_t errlen)
 {
 	if (journal_add(j, "dir", dir, NULL) || journal_add(j, "mount", dir, "tracefs", NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
@@ -76,7 +76,7 @@ static int enable_events(struct trace_instance *t, const char *bdi, char *err, s
 	return 0;
 }
 
-int tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
+int real_tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
 		     const char *bdi, struct trace_instance *t, char *err, size_t errlen)
 {
 	char kb[32];
@@ -116,7 +116,7 @@ int instance_undo(const struct jentry *e)
 	return -1;
 }
 
-uint64_t tracefs_overrun(const struct trace_instance *t)
+uint64_t real_tracefs_overrun(const struct trace_instance *t)
 {
 	uint64_t sum = 0;
 	for (int cpu = 0; cpu < 4096; cpu++) {

@@ -12,9 +12,9 @@
 #define TRACE_MAX_EVENTS 8
 
 /* 1 if the kernel offers tracefs (listed in /proc/filesystems). */
-int tracefs_supported(void);
+int real_tracefs_supported(void);
 /* Journals and mounts tracefs at dir (created).  0 or -1 with err. */
-int tracefs_mount(struct journal *j, const char *dir, char *err, size_t errlen);
+int real_tracefs_mount(struct journal *j, const char *dir, char *err, size_t errlen);
 
 struct trace_instance {
 	char path[4096];
@@ -27,12 +27,12 @@ struct trace_instance {
  * stats use; the per-bdi ones filtered to bdi (the test device, "7:0"), so
  * wblab's own writing of the trace file stays out.  Tracing is left off until
  * trace_capture_start. */
-int tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
+int real_tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
 		     const char *bdi, struct trace_instance *t, char *err, size_t errlen);
 /* Undo of "instance": rmdir (which also frees its buffer). */
 int instance_undo(const struct jentry *e);
 /* Events lost to a full buffer, summed over CPUs. */
-uint64_t tracefs_overrun(const struct trace_instance *t);
+uint64_t real_tracefs_overrun(const struct trace_instance *t);
 
 /* A thread copying the instance's trace_pipe into a file. */
 struct trace_capture {

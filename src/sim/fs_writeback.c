@@ -129,7 +129,8 @@ static void trace_single_inode(struct sim *s, struct sthread *th, struct inode *
 	ev_emit(s, &e);
 }
 
-/* writeback_single_inode for WB_SYNC_NONE (spec 6.6) */
+/* writeback_single_inode for WB_SYNC_NONE (docs/throttling-model.md, writeback_single_inode requeue
+ * rules) */
 static void writeback_single_inode(struct sim *s, struct sthread *th, struct inode *inode,
 				   struct writeback_control *wbc)
 {
@@ -165,7 +166,8 @@ static void writeback_single_inode(struct sim *s, struct sthread *th, struct ino
 	trace_single_inode(s, th, inode, to_write, to_write - wbc->nr_to_write);
 }
 
-/* writeback_sb_inodes / __writeback_inodes_wb with one superblock (spec 6.5) */
+/* writeback_sb_inodes / __writeback_inodes_wb with one superblock (docs/throttling-model.md,
+ * writeback_sb_inodes and the chunk size) */
 static int64_t write_inodes(struct sim *s, struct sthread *th, struct bdi *bdi,
 			    struct wb_writeback_work *w)
 {
@@ -211,7 +213,7 @@ static void trace_work(struct sim *s, struct sthread *th, struct bdi *bdi, enum 
 	ev_emit(s, &e);
 }
 
-/* wb_writeback (spec 6.3) */
+/* wb_writeback (docs/throttling-model.md, wb_writeback) */
 static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_work *w)
 {
 	struct sthread *th = &bdi->flusher;

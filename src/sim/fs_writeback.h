@@ -1,7 +1,7 @@
 /* The per-bdi flusher and the inode lists of fs/fs-writeback.c (3.1/3.2,
- * spec section 6).  Explicit work items (sync, reclaim) are outside the dd
- * scenario and not modelled: only background and kupdate writeback, plus the
- * 3.1 dirtiers' foreground writeback_inodes_wb(). */
+ * docs/throttling-model.md, The flusher).  Explicit work items (sync,
+ * reclaim) are outside the dd scenario and not modelled: only background and
+ * kupdate writeback, plus the 3.1 dirtiers' foreground writeback_inodes_wb(). */
 #ifndef WBLAB_FS_WRITEBACK_H
 #define WBLAB_FS_WRITEBACK_H
 #include "sim.h"

@@ -9,7 +9,8 @@
 
 uint64_t determine_dirtyable_memory(const struct sim *s)
 {
-	/* free + reclaimable page cache + 1; no highmem on 64-bit (spec 3.2) */
+	/* free + reclaimable page cache + 1; no highmem on 64-bit (docs/throttling-model.md,
+	 * Dirtyable memory and the global limits) */
 	return s->dirtyable_pages + 1;
 }
 
@@ -117,7 +118,8 @@ void end_page_writeback(struct sim *s, struct inode *inode, uint64_t n, int comm
 	struct bdi *bdi = inode->bdi;
 	int cpu = s->irq_cpu;
 	if (commit_needed) {
-		/* the request moves to the commit list before writeback ends (spec 7.3) */
+		/* the request moves to the commit list before writeback ends
+		 * (docs/throttling-model.md, NFS: unstable pages and COMMIT) */
 		mod_zone_page_state(s, cpu, NR_UNSTABLE_NFS, (int64_t)n);
 		bdi_stat_mod(s, bdi, cpu, BDI_RECLAIMABLE, (int64_t)n);
 		inode->nr_unstable += n;
@@ -164,7 +166,8 @@ static void global_update_limit(struct sim *s, uint64_t thresh, uint64_t dirty, 
 	s->update_time = now;
 }
 
-/* bdi_update_write_bandwidth (spec 3.5 step 5); 6.x keeps the same estimator */
+/* bdi_update_write_bandwidth (docs/throttling-model.md, Write bandwidth and the smoothed limit,
+ * step 5); 6.x keeps the same estimator */
 void bdi_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t elapsed, uint64_t written)
 {
 	uint64_t period = roundup_pow2(3 * s->p.hz);

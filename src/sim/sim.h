@@ -41,7 +41,8 @@ struct sim_timer {
 	int pending;
 };
 
-/* ---- global vmstat counters with per-CPU drift (spec section 8) ----------- */
+/* ---- global vmstat counters with per-CPU drift --------------------------
+ * (docs/throttling-model.md, Per-CPU counter drift) */
 
 enum zone_stat_item { NR_FILE_DIRTY, NR_WRITEBACK, NR_UNSTABLE_NFS, NR_DIRTIED, NR_WRITTEN,
 		      NR_VM_ITEMS };

@@ -1,5 +1,6 @@
-/* Linux 3.1 "IO-ful" balance_dirty_pages (spec section 4): a throttled dirtier
- * writes back pages itself, then sleeps with doubling pauses. */
+/* Linux 3.1 "IO-ful" balance_dirty_pages (docs/throttling-model.md, sections
+ * "3.1 entry" to "The 3.1 loop"): a throttled dirtier writes back pages
+ * itself, then sleeps with doubling pauses. */
 #include "common.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
@@ -46,7 +47,7 @@ static void trace_bdi_only(struct sim *s, struct task *t, struct bdi *bdi, enum 
 	ev_emit(s, &e);
 }
 
-/* balance_dirty_pages(mapping, write_chunk), 3.1 (spec 4.3) */
+/* balance_dirty_pages(mapping, write_chunk), 3.1 (docs/throttling-model.md, The 3.1 loop) */
 static void balance_dirty_pages_31(struct sim *s, struct task *t, uint64_t write_chunk)
 {
 	struct bdi *bdi = t->inode->bdi;
@@ -116,7 +117,8 @@ static uint64_t pages_before_check_31(struct sim *s, struct task *t)
 	return have < limit ? limit - have : 1;
 }
 
-/* balance_dirty_pages_ratelimited_nr, 3.1 (spec 4.1): a per-CPU counter */
+/* balance_dirty_pages_ratelimited_nr, 3.1: a per-CPU counter
+ * (docs/throttling-model.md, 3.1 entry: the per-CPU ratelimit) */
 static void ratelimited_31(struct sim *s, struct task *t, uint64_t nr)
 {
 	uint64_t *p = &s->bdp_ratelimits[t->th.cpu];

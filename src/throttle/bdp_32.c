@@ -1,6 +1,7 @@
-/* Linux 3.2 "IO-less" balance_dirty_pages (spec section 5): dirtiers never
- * write; they sleep so that their dirty rate follows the bdi's write bandwidth
- * around a setpoint between the freerun point and the hard limit. */
+/* Linux 3.2 "IO-less" balance_dirty_pages (docs/throttling-model.md, sections
+ * "3.2 entry" to "The 3.2 loop and the pause"): dirtiers never write; they
+ * sleep so that their dirty rate follows the bdi's write bandwidth around a
+ * setpoint between the freerun point and the hard limit. */
 #include "common.h"
 #include "ioless.h"
 #include "../sim/fs_writeback.h"
@@ -8,7 +9,29 @@
 #include "../sim/trace_emit.h"
 #include "../util/util.h"
 
-/* bdi_position_ratio (spec 5.3): 1024 = 1.0 */
+/*
+ * bdi_position_ratio (docs/throttling-model.md, Position ratio): 1024 = 1.0
+ *
+ * The rate limit says how fast a task may dirty when all is well; this ratio
+ * says how far from "well" the dirty pages are, and scales the rate so that
+ * they drift back.  Two errors are corrected at once: the global one (all
+ * dirty pages against the setpoint between freerun and the hard limit) and
+ * the bdi's own (its dirty pages against its share of that setpoint).
+ *
+ * The global factor is a cubic because it must be 2 at freerun (ramp up
+ * quickly), 1 at the setpoint and 0 at the limit (never cross it), and flat
+ * around the setpoint: in balance the dirty count wanders a little all the
+ * time, and a flat curve keeps that wandering out of the tasks' rates, while
+ * far from the setpoint the steep ends pull hard.
+ *
+ * The bdi factor is a gentle line, its slope set by the write bandwidth
+ * because that is how far a bdi's dirty count normally swings.  It is cut off
+ * at 1/4 rather than falling to 0: the hard stop belongs to the global cubic,
+ * and the bdi's share moves with its recent writeout, so a bdi that just lost
+ * share must slow down, not stall.  For the same reason an idle bdi is given
+ * a floor threshold, and a bdi about to run out of dirty pages is pushed up
+ * (the reserve area) so that its device does not go idle.
+ */
 uint64_t bdi_position_ratio(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
 			    uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty)
 {
@@ -55,7 +78,16 @@ uint64_t bdi_position_ratio(struct sim *s, struct bdi *bdi, uint64_t thresh, uin
 	return pos_ratio;
 }
 
-/* bdi_max_pause (spec 5.6), jiffies */
+/*
+ * bdi_max_pause (docs/throttling-model.md, Max pause), jiffies
+ *
+ * One dd should sleep about 20 ms at a time: short enough to feel smooth,
+ * long enough that the checks cost little.  With more tasks each one's rate
+ * is lower, so the pause is allowed to grow by 20 ms per doubling of their
+ * number, keeping the pages dirtied per pause, and so the overhead per page,
+ * about constant.  A bdi with few dirty pages gets shorter pauses instead,
+ * since all its writers asleep at once would let the device run dry.
+ */
 uint64_t bdi_max_pause(struct sim *s, struct bdi *bdi, uint64_t bdi_dirty)
 {
 	uint64_t bw = bdi->avg_write_bandwidth ? bdi->avg_write_bandwidth : 1;  /* MODEL: >= 1 */
@@ -78,7 +110,24 @@ uint64_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)
 	return 1;
 }
 
-/* bdi_update_dirty_ratelimit (spec 5.5): track write_bw / N */
+/*
+ * bdi_update_dirty_ratelimit: track write_bw / N (docs/throttling-model.md,
+ * Dirty ratelimit estimation)
+ *
+ * N is not known and tasks come and go, so it is measured: if every task was
+ * held to task_rl over the last 200 ms, the bdi saw N x task_rl pages dirtied,
+ * and task_rl x write_bw / dirty_rate is the rate that would just match the
+ * device.  The estimate is taken from task_rl, which includes pos_ratio, not
+ * from the bare rate limit; otherwise a state where the ratio halves a rate
+ * twice too high would look balanced and never be corrected.
+ *
+ * Over 200 ms that estimate is noisy, so the rate limit only follows it when
+ * the position error points the same way (it may only rise below the setpoint
+ * and only fall above it), by a step that shrinks sharply once it is small
+ * against the rate and is at most 1/8 of the gap: a steady rate matters more
+ * to the writers than an exact match.  3.2 does not cap the estimate at the
+ * write bandwidth; later kernels do.
+ */
 void bdi_update_dirty_ratelimit(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
 				uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty,
 				uint64_t dirtied, uint64_t elapsed)
@@ -106,7 +155,8 @@ void bdi_update_dirty_ratelimit(struct sim *s, struct bdi *bdi, uint64_t thresh,
 		if (rl > x)
 			step = rl - x;
 	}
-	/* damping; the shift count wraps at 64 as on x86-64 (spec 5.5 MODEL) */
+	/* damping; the shift count wraps at 64 as on x86-64
+	 * (docs/throttling-model.md, Dirty ratelimit estimation, step 5) */
 	step >>= (rl / (2 * step + 1)) & 63;
 	step = (step + 7) / 8;
 	if (rl < balanced)
@@ -132,7 +182,8 @@ struct bdp_trace {
 };
 
 /* trace_balance_dirty_pages: note its limit/setpoint use the raw
- * global_dirty_limit, not the controller's values (spec 9.4) */
+ * global_dirty_limit, not the controller's values (docs/throttling-model.md,
+ * Writeback tracepoints) */
 static void trace_bdp(struct sim *s, struct task *t, struct bdi *bdi, const struct bdp_trace *b)
 {
 	struct wb_event e;
@@ -158,7 +209,21 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* balance_dirty_pages(mapping, pages_dirtied), 3.2 (spec 5.7) */
+/*
+ * balance_dirty_pages(mapping, pages_dirtied), 3.2 (docs/throttling-model.md,
+ * The 3.2 loop and the pause)
+ *
+ * A dirtier never writes pages here: IO is left to the flusher, which writes
+ * whole files in large chunks, and the dirtier only pays in time.  The pause
+ * is what its pages are worth at its rate (pages_dirtied / task_rl), so a
+ * task that dirtied twice as much sleeps twice as long and the rates, not the
+ * luck of who hits the limit, decide who gets the bandwidth.  It sleeps once
+ * per call, at most max_pause; only at the hard limit (task_rl = 0) it loops.
+ * A computed pause of 0 means the task is far within its rate: it goes on
+ * without sleeping.  The poll interval is then tuned so that the next pause
+ * lands near half of max_pause: polling often costs CPU, polling rarely makes
+ * long, jerky sleeps.
+ */
 static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages_dirtied)
 {
 	struct bdi *bdi = t->inode->bdi;
@@ -260,7 +325,8 @@ uint64_t ioless_pages_before_check(struct sim *s, struct task *t)
 	return n < m ? n : m;
 }
 
-/* balance_dirty_pages_ratelimited_nr, 3.2 (spec 5.1) */
+/* balance_dirty_pages_ratelimited_nr, 3.2 (docs/throttling-model.md, 3.2
+ * entry: the poll interval) */
 void ioless_ratelimited(struct sim *s, struct task *t, uint64_t nr)
 {
 	uint64_t limit = task_limit(t);

@@ -407,7 +407,7 @@ static void trace_bdp_6x(struct sim *s, struct task *t, struct bdi *bdi, const s
 	ev_emit(s, &e);
 }
 
-/* Reads the limits and counters of one pass (steps 1 and 3 of docs §10.2). */
+/* Reads the limits and counters of one pass (docs/current-kernel.md §10.2 steps 1 and 3). */
 static void bdp_read_state(struct sim *s, struct task *t, struct bdi *bdi,
 			   struct dirty_throttle_control *d)
 {
@@ -431,20 +431,53 @@ static void bdp_freerun(struct sim *s, struct task *t, const struct dirty_thrott
 	t->nr_dirtied = 0;
 }
 
-/* The owed pause minus think time is below min_pause: carry the debt on the
- * virtual clock instead of sleeping. */
-static void bdp_no_sleep(struct sim *s, struct task *t, uint64_t now, int64_t pause, int64_t period,
-			 uint64_t pages_dirtied)
+/* The tail of balance_dirty_pages: pages_dirtied are worth `period` at
+ * task_rl; the think time since the last pause is credited.  What remains
+ * below min_pause is not slept but carried on the virtual clock (reset when
+ * the task was away more than a second beyond its debt); a long pause is cut
+ * to max_pause with up to another max_pause of it still owed.  Pure. */
+void balance_dirty_pages_pause(uint64_t hz, uint64_t now, uint64_t pages_dirtied, uint64_t task_rl,
+			       int64_t min_pause, uint64_t max_pause, uint64_t ndp,
+			       const struct bdp_task_clock *before, struct bdp_pause *out)
 {
-	if (pause < -(int64_t)s->p.hz) {
-		t->dirty_paused_when = now;
-		t->nr_dirtied = 0;
-	} else if (period > 0) {
-		t->dirty_paused_when += (uint64_t)period;
-		t->nr_dirtied = 0;
-	} else if (t->nr_dirtied_pause <= pages_dirtied) {
-		t->nr_dirtied_pause += pages_dirtied;
+	struct bdp_task_clock *c = &out->after;
+	*c = *before;
+	int64_t pause, period;
+	if (!task_rl) {
+		pause = period = (int64_t)max_pause;
+	} else {
+		period = (int64_t)(hz * pages_dirtied / task_rl);
+		pause = period;
+		if (before->dirty_paused_when)
+			pause -= (int64_t)now - (int64_t)before->dirty_paused_when;
+		if (pause < min_pause) {
+			out->sleep = 0;
+			out->period = period;
+			out->pause = pause;
+			out->trace_pause = pause < 0 ? pause : 0;
+			if (pause < -(int64_t)hz) {
+				c->dirty_paused_when = now;
+				c->nr_dirtied = 0;
+			} else if (period > 0) {
+				c->dirty_paused_when += (uint64_t)period;
+				c->nr_dirtied = 0;
+			} else if (c->nr_dirtied_pause <= pages_dirtied) {
+				c->nr_dirtied_pause += pages_dirtied;
+			}
+			return;
+		}
+		if (pause > (int64_t)max_pause) {
+			/* keep the unserved part (up to one more max_pause) owed */
+			now += min_u64((uint64_t)pause - max_pause, max_pause);
+			pause = (int64_t)max_pause;
+		}
 	}
+	out->sleep = 1;
+	out->period = period;
+	out->pause = out->trace_pause = pause;
+	c->dirty_paused_when = now + (uint64_t)pause;
+	c->nr_dirtied = 0;
+	c->nr_dirtied_pause = ndp;
 }
 
 /* balance_dirty_pages, 6.x (docs/current-kernel.md §10.2) */
@@ -481,37 +514,27 @@ static void balance_dirty_pages_6x(struct sim *s, struct task *t, uint64_t pages
 		int64_t min_pause = (int64_t)wb_min_pause(s->p.hz, bdi->avg_write_bandwidth, max_pause,
 							  task_rl, rl, &ndp);
 		struct bdp_trace tr = { &d, rl, task_rl, pages_dirtied, start_time, 0, 0 };
-		int64_t pause, period;
-		if (!task_rl) {
-			pause = period = (int64_t)max_pause;
-		} else {
-			period = (int64_t)(s->p.hz * pages_dirtied / task_rl);
-			pause = period;
-			if (t->dirty_paused_when)
-				pause -= (int64_t)now - (int64_t)t->dirty_paused_when;
-			if (pause < min_pause) {
-				tr.pause = pause < 0 ? pause : 0;
-				tr.period = period;
-				trace_bdp_6x(s, t, bdi, &tr);
-				bdp_no_sleep(s, t, now, pause, period, pages_dirtied);
-				return;
-			}
-			if (pause > (int64_t)max_pause) {
-				/* keep the unserved part (up to one more max_pause) owed */
-				now += min_u64((uint64_t)pause - max_pause, max_pause);
-				pause = (int64_t)max_pause;
-			}
+		struct bdp_task_clock clock = { t->dirty_paused_when, t->nr_dirtied, t->nr_dirtied_pause };
+		struct bdp_pause bp;
+		balance_dirty_pages_pause(s->p.hz, now, pages_dirtied, task_rl, min_pause, max_pause, ndp,
+					  &clock, &bp);
+		tr.pause = bp.trace_pause;
+		tr.period = bp.period;
+		if (!bp.sleep) {
+			trace_bdp_6x(s, t, bdi, &tr);
+			t->dirty_paused_when = bp.after.dirty_paused_when;
+			t->nr_dirtied = bp.after.nr_dirtied;
+			t->nr_dirtied_pause = bp.after.nr_dirtied_pause;
+			return;
 		}
-		tr.pause = pause;
-		tr.period = period;
-		if (s->p.debug_checks && (pause < 0 || (uint64_t)pause > max_pause_jiffies(s)))
+		if (s->p.debug_checks && (bp.pause < 0 || (uint64_t)bp.pause > max_pause_jiffies(s)))
 			snprintf(s->error, sizeof(s->error), "pause %lld jiffies outside [0, MAX_PAUSE]",
-				 (long long)pause);
+				 (long long)bp.pause);
 		trace_bdp_6x(s, t, bdi, &tr);
-		schedule_timeout(s, (uint64_t)pause);
-		t->dirty_paused_when = now + (uint64_t)pause;
-		t->nr_dirtied = 0;
-		t->nr_dirtied_pause = ndp;
+		schedule_timeout(s, (uint64_t)bp.pause);
+		t->dirty_paused_when = bp.after.dirty_paused_when;
+		t->nr_dirtied = bp.after.nr_dirtied;
+		t->nr_dirtied_pause = bp.after.nr_dirtied_pause;
 		if (task_rl)
 			return;
 		/* over the hard limit: let a wb with almost nothing dirty go */

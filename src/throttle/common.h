@@ -3,7 +3,8 @@
 #define WBLAB_THROTTLE_COMMON_H
 #include "throttle.h"
 
-/* bdi counters read approximately, or exactly when bdi_thresh is small (spec 4.3 step 4). */
+/* bdi counters read approximately, or exactly when bdi_thresh is small
+ * (docs/throttling-model.md, The 3.1 loop, step 4). */
 void read_bdi_dirty(struct sim *s, struct bdi *bdi, uint64_t bdi_thresh,
 		    uint64_t *bdi_reclaimable, uint64_t *bdi_dirty);
 /* over_bground_thresh() of 3.1: the global test only. */

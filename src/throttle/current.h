@@ -40,4 +40,24 @@ void wb_dirty_ratelimit_calc(struct ratelimit_update *u);
 uint64_t trace_wb_setpoint(uint64_t setpoint, uint64_t wb_thresh, uint64_t thresh);
 uint64_t domain_dirty_limit_step(uint64_t dirty_limit, uint64_t thresh, uint64_t dirty);
 
+/* A task's throttle clock: what balance_dirty_pages keeps per task. */
+struct bdp_task_clock {
+	uint64_t dirty_paused_when;    /* virtual end of the last pause, 0 = none yet */
+	uint64_t nr_dirtied, nr_dirtied_pause;
+};
+
+/* The decision that ends one balance_dirty_pages pass once task_rl, min_pause,
+ * max_pause and nr_dirtied_pause (ndp) are known (docs/current-kernel.md
+ * §10.2 steps 11-14, table in §15.7). */
+struct bdp_pause {
+	int sleep;              /* 1: sleep `pause` jiffies; 0: no sleep, the debt is carried */
+	int64_t period;         /* what pages_dirtied are worth at task_rl; max_pause if task_rl = 0 */
+	int64_t pause;          /* sleep: in [0, max_pause]; else period - think time (< min_pause) */
+	int64_t trace_pause;    /* what the trace shows: pause, or min(pause, 0) without a sleep */
+	struct bdp_task_clock after;   /* the task's clock once the pass is over */
+};
+void balance_dirty_pages_pause(uint64_t hz, uint64_t now, uint64_t pages_dirtied, uint64_t task_rl,
+			       int64_t min_pause, uint64_t max_pause, uint64_t ndp,
+			       const struct bdp_task_clock *before, struct bdp_pause *out);
+
 #endif

@@ -1,5 +1,6 @@
-/* Linux 3.2 IO-less dirty throttling (spec section 5), exposed so that models
- * built on it (the nfs wait-queue kernel) reuse it unchanged. */
+/* Linux 3.2 IO-less dirty throttling (docs/throttling-model.md, sections
+ * "3.2 entry" to "The 3.2 loop and the pause"), exposed so that models built
+ * on it (the nfs wait-queue kernel) reuse it unchanged. */
 #ifndef WBLAB_IOLESS_H
 #define WBLAB_IOLESS_H
 #include "throttle.h"

@@ -1,7 +1,9 @@
 /* The seed table's second kernel, "3.1.0-rc8-nfs-wq4+": 3.1-rc8 with the
- * IO-less throttling series (modelled by the merged 3.2 code, spec 2 item 9)
- * plus Wu Fengguang's NFS writeback wait queue with its threshold scaled to
- * the dirty threshold, and Feng Tang's two fixes (nfs-model.md section 6).
+ * IO-less throttling series (modelled by the merged 3.2 code;
+ * docs/throttling-model.md, The kernels the models stand for) plus Wu
+ * Fengguang's NFS writeback wait queue with its threshold scaled to the dirty
+ * threshold, and Feng Tang's two fixes (docs/nfs-model.md, Client, the
+ * nfs-wq4 row).
  * The NFS client code is 3.1's: DATASYNC marked on every write, no early
  * return for an empty commit list. */
 #include "common.h"

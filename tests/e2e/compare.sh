@@ -3,17 +3,11 @@
 # Uses $WBLAB (set by tests/run-all.sh); prints one "ok - name" or
 # "not ok - name" line per check.
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 WBLAB=${WBLAB:-$PWD/build/wblab}
 DATA=$PWD/tests/data/compare
-T=$(mktemp -d /tmp/wblab-compare.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-
-check() {   # check NAME COMMAND...: ok when the command succeeds
-	local name=$1; shift
-	if "$@" >"$T/check.out" 2>&1; then echo "ok - $name"
-	else echo "not ok - $name"; sed 's/^/# /' "$T/check.out" | head -20; fi
-}
+e2e_scratch compare
 
 # mkres ROOT GROUP CASE KERNEL RUN VALUE [extra stats lines...]
 # Writes ROOT/GROUP/CASE-KERNEL[.RUN]/{meta,stats} as wblab producers do.
@@ -34,33 +28,33 @@ grep -v '^#' "$DATA/seed-values.tsv" | while IFS=$'\t' read -r gc base new; do
 	mkres "$S/vanilla" "${gc%%/*}" "${gc#*/}" 3.1.0-rc8-vanilla+ 1 "$base"
 	mkres "$S/wq4" "${gc%%/*}" "${gc#*/}" 3.1.0-rc8-nfs-wq4+ 1 "$new"
 done
-check "seed table byte-exact" cmp "$DATA/seed-table.golden" <("$WBLAB" compare "$S/vanilla" "$S/wq4")
-check "seed table, first DIR is the baseline" cmp "$DATA/seed-table.golden" \
+check_cmd "seed table byte-exact" cmp "$DATA/seed-table.golden" <("$WBLAB" compare "$S/vanilla" "$S/wq4")
+check_cmd "seed table, first DIR is the baseline" cmp "$DATA/seed-table.golden" \
 	<("$WBLAB" compare "$S/vanilla/NFS-thresh=1G/nfs-1dd-4k-32p-32768M-1024M:10-3.1.0-rc8-vanilla+" "$S")
 mkdir -p "$T/one" && cp -r "$S"/vanilla/* "$S"/wq4/* "$T/one"   # both kernels under one group dir
-check "one root: sorted order puts nfs-wq4+ first" \
+check_cmd "one root: sorted order puts nfs-wq4+ first" \
 	bash -c "'$WBLAB' compare '$T/one' | head -1 | grep -q '^      3.1.0-rc8-nfs-wq4+        3.1.0-rc8-vanilla+  \$'"
-check "seed table as tsv" cmp "$DATA/seed-table.tsv" <("$WBLAB" compare --format tsv "$S/vanilla" "$S/wq4")
-check "seed table as json" cmp "$DATA/seed-table.json" <("$WBLAB" compare --format json "$S/vanilla" "$S/wq4")
+check_cmd "seed table as tsv" cmp "$DATA/seed-table.tsv" <("$WBLAB" compare --format tsv "$S/vanilla" "$S/wq4")
+check_cmd "seed table as json" cmp "$DATA/seed-table.json" <("$WBLAB" compare --format json "$S/vanilla" "$S/wq4")
 if command -v python3 >/dev/null; then
-	check "json parses" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"])==12' \
+	check_cmd "json parses" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"])==12' \
 		<("$WBLAB" compare --format json "$S/vanilla" "$S/wq4")
 else
-	echo "ok - json parses # SKIP no python3"
+	skip "json parses" "no python3"
 fi
 
 # --- filters ---
 out=$("$WBLAB" compare -g 'thresh=1M/' "$S/vanilla" "$S/wq4")
-check "-g keeps matching rows" test "$(grep -c 'thresh=1M/' <<<"$out")" -eq 3 -a "$(wc -l <<<"$out")" -eq 6
-check "-g total sums printed rows only" grep -q '^                   39.22       -40.6%        23.30  TOTAL write_bw$' <<<"$out"
+check_cmd "-g keeps matching rows" test "$(grep -c 'thresh=1M/' <<<"$out")" -eq 3 -a "$(wc -l <<<"$out")" -eq 6
+check_cmd "-g total sums printed rows only" grep -q '^                   39.22       -40.6%        23.30  TOTAL write_bw$' <<<"$out"
 out=$("$WBLAB" compare -g 'nfs-1dd' -v '100M' "$S/vanilla" "$S/wq4")
-check "-g and -v combine" test "$(grep -c 'nfs-1dd' <<<"$out")" -eq 3
-check "-g matches the masked key" test "$("$WBLAB" compare -g '1M:10-X$' "$S" | grep -c -- '-X$')" -eq 3
+check_cmd "-g and -v combine" test "$(grep -c 'nfs-1dd' <<<"$out")" -eq 3
+check_cmd "-g matches the masked key" test "$("$WBLAB" compare -g '1M:10-X$' "$S" | grep -c -- '-X$')" -eq 3
 "$WBLAB" compare -v nfs-wq4 "$S" >"$T/o" 2>"$T/e"; rc=$?
-check "-v KERNEL drops a column: nothing to compare, exit 1" \
+check_cmd "-v KERNEL drops a column: nothing to compare, exit 1" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'nothing to compare' '$T/e' && [ ! -s '$T/o' ]"
 "$WBLAB" compare -g '(' "$S" >/dev/null 2>"$T/e"; rc=$?
-check "bad regex exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'bad regex' '$T/e'"
+check_cmd "bad regex exits 2" bash -c "[ $rc -eq 2 ] && grep -q 'bad regex' '$T/e'"
 
 # --- -c fs, as in the LKML btrfs/ext3/ext4/xfs table (xfs 41.764 gives its -26.1%) ---
 F=$T/fs
@@ -69,13 +63,13 @@ for fs in btrfs ext3 ext4 xfs; do
 	mkres "$F" thresh=1G "$fs-100dd-4k-8p-4096M-1024M:10" 3.1.0-rc8-ioless6a+ 1 "$v"
 done
 out=$("$WBLAB" compare -c fs "$F")
-check "-c fs header" grep -q '^                   btrfs                      ext3                      ext4                       xfs  $' <<<"$out"
-check "-c fs row masks fs as X" grep -qF '                   56.55       -45.8%        30.66       -10.8%        50.42       -26.1%        41.76  thresh=1G/X-100dd-4k-8p-4096M-1024M:10-3.1.0-rc8-ioless6a+' <<<"$out"
+check_cmd "-c fs header" grep -q '^                   btrfs                      ext3                      ext4                       xfs  $' <<<"$out"
+check_cmd "-c fs row masks fs as X" grep -qF '                   56.55       -45.8%        30.66       -10.8%        50.42       -26.1%        41.76  thresh=1G/X-100dd-4k-8p-4096M-1024M:10-3.1.0-rc8-ioless6a+' <<<"$out"
 
 # --- -c thresh: the group's thresh= is masked too ---
 out=$("$WBLAB" compare -c thresh -g '1dd' "$S/vanilla")
-check "-c thresh columns" grep -q '^                    100M                       10M                     1024M                        1M  $' <<<"$out"
-check "-c thresh key" grep -qF '  NFS-thresh=X/nfs-1dd-4k-32p-32768M-X:10-3.1.0-rc8-vanilla+' <<<"$out"
+check_cmd "-c thresh columns" grep -q '^                    100M                       10M                     1024M                        1M  $' <<<"$out"
+check_cmd "-c thresh key" grep -qF '  NFS-thresh=X/nfs-1dd-4k-32p-32768M-X:10-3.1.0-rc8-vanilla+' <<<"$out"
 
 # --- repeats averaged, --stddev, -c run ---
 R=$T/rep
@@ -86,11 +80,11 @@ mkres "$R" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 B 1 150
 mkres "$R" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 B 2 150
 mkres "$R" thresh=100M ext4-10dd-4k-8p-4096M-100M:10 A 1 50
 mkres "$R" thresh=100M ext4-10dd-4k-8p-4096M-100M:10 B 1 25
-check "repeats averaged" cmp "$DATA/repeats.golden" <("$WBLAB" compare "$R")
-check "--stddev" cmp "$DATA/repeats-stddev.golden" <("$WBLAB" compare --stddev "$R")
-check "--geomean" cmp "$DATA/repeats-geomean.golden" <("$WBLAB" compare --geomean "$R")
+check_cmd "repeats averaged" cmp "$DATA/repeats.golden" <("$WBLAB" compare "$R")
+check_cmd "--stddev" cmp "$DATA/repeats-stddev.golden" <("$WBLAB" compare --stddev "$R")
+check_cmd "--geomean" cmp "$DATA/repeats-geomean.golden" <("$WBLAB" compare --geomean "$R")
 out=$("$WBLAB" compare -c run -g 'A$' "$R" 2>/dev/null)
-check "-c run: runs as columns" grep -q '^                  100.00       +10.0%       110.00       -10.0%        90.00  thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-A$' <<<"$out"
+check_cmd "-c run: runs as columns" grep -q '^                  100.00       +10.0%       110.00       -10.0%        90.00  thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-A$' <<<"$out"
 
 # --- params key as the field ---
 P=$T/params
@@ -98,10 +92,10 @@ mkres "$P/a" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 sim 1 10
 printf 'policy = ioless\n' >"$P/a/thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-sim/params"
 mkres "$P/b" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 sim 1 20
 printf 'policy = legacy\n' >"$P/b/thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-sim/params"
-check "-c PARAMS_KEY" grep -q '^                   10.00      +100.0%        20.00  thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-sim$' \
+check_cmd "-c PARAMS_KEY" grep -q '^                   10.00      +100.0%        20.00  thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-sim$' \
 	<("$WBLAB" compare -c policy "$P")
 "$WBLAB" compare -c nosuch "$P" >/dev/null 2>"$T/e"; rc=$?
-check "unknown field exits 2" bash -c "[ $rc -eq 2 ] && grep -q \"unknown field 'nosuch'\" '$T/e'"
+check_cmd "unknown field exits 2" bash -c "[ $rc -eq 2 ] && grep -q \"unknown field 'nosuch'\" '$T/e'"
 
 # --- missing cells print as 0.00 and count 0 in TOTAL ---
 M=$T/miss
@@ -111,51 +105,51 @@ mkres "$M" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 C 1 40
 mkres "$M" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 A 1 10
 mkres "$M" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 C 1 5
 mkres "$M" thresh=1G btrfs-1dd-4k-8p-4096M-1024M:10 B 1 99
-check "missing cells" cmp "$DATA/missing.golden" <("$WBLAB" compare "$M" 2>/dev/null)
-check "single-column case noted on stderr" bash -c "'$WBLAB' compare '$M' 2>&1 >/dev/null | grep -q '1 case(s) exist under one kernel only'"
+check_cmd "missing cells" cmp "$DATA/missing.golden" <("$WBLAB" compare "$M" 2>/dev/null)
+check_cmd "single-column case noted on stderr" bash -c "'$WBLAB' compare '$M' 2>&1 >/dev/null | grep -q '1 case(s) exist under one kernel only'"
 
 # --- errors ---
 "$WBLAB" compare -e no_such_metric "$S" >"$T/o" 2>"$T/e"; rc=$?
-check "unknown metric exits 2, one line listing names" \
+check_cmd "unknown metric exits 2, one line listing names" \
 	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -q \"unknown metric 'no_such_metric'; available: write_bw duration_s\" '$T/e' && [ ! -s '$T/o' ]"
-check "other metric" bash -c "'$WBLAB' compare -e duration_s '$S' | tail -1 | grep -q '^                 7200.00        +0.0%      7200.00  TOTAL duration_s\$'"
+check_cmd "other metric" bash -c "'$WBLAB' compare -e duration_s '$S' | tail -1 | grep -q '^                 7200.00        +0.0%      7200.00  TOTAL duration_s\$'"
 mkdir -p "$T/empty/sub"
 "$WBLAB" compare "$T/empty" >"$T/o" 2>"$T/e"; rc=$?
-check "empty selection exits 1" bash -c "[ $rc -eq 1 ] && grep -q 'no result directories' '$T/e'"
+check_cmd "empty selection exits 1" bash -c "[ $rc -eq 1 ] && grep -q 'no result directories' '$T/e'"
 "$WBLAB" compare -g nomatch "$S" >"$T/o" 2>"$T/e"; rc=$?
-check "everything filtered exits 1" bash -c "[ $rc -eq 1 ] && grep -q 'no result left after -g/-v (24 found)' '$T/e'"
+check_cmd "everything filtered exits 1" bash -c "[ $rc -eq 1 ] && grep -q 'no result left after -g/-v (24 found)' '$T/e'"
 "$WBLAB" compare "$T/nonexistent" >/dev/null 2>"$T/e"; rc=$?
-check "missing DIR exits 1" bash -c "[ $rc -eq 1 ] && grep -q 'nonexistent' '$T/e'"
+check_cmd "missing DIR exits 1" bash -c "[ $rc -eq 1 ] && grep -q 'nonexistent' '$T/e'"
 "$WBLAB" compare >/dev/null 2>&1; rc=$?
-check "no DIR exits 2" test $rc -eq 2
+check_cmd "no DIR exits 2" test $rc -eq 2
 "$WBLAB" compare --format xml "$S" >/dev/null 2>&1; rc=$?
-check "bad --format exits 2" test $rc -eq 2
+check_cmd "bad --format exits 2" test $rc -eq 2
 
 B=$T/bad
 cp -r "$M" "$B"
 printf 'write_bw 12.5\nduration_s six\n' >"$B/thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-A/stats"
 "$WBLAB" compare "$B" >"$T/o" 2>"$T/e"; rc=$?
-check "malformed stats: file and line, exit 1, no table" \
+check_cmd "malformed stats: file and line, exit 1, no table" \
 	bash -c "[ $rc -eq 1 ] && grep -qF 'xfs-1dd-4k-8p-4096M-1024M:10-A/stats:2: ' '$T/e' && [ ! -s '$T/o' ]"
 printf 'write_bw 12.5\nwrite_bw 13\n' >"$B/thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-A/stats"
 "$WBLAB" compare "$B" >/dev/null 2>"$T/e"; rc=$?
-check "duplicate metric line is an error" bash -c "[ $rc -eq 1 ] && grep -q 'stats:2: .write_bw. appears twice' '$T/e'"
+check_cmd "duplicate metric line is an error" bash -c "[ $rc -eq 1 ] && grep -q 'stats:2: .write_bw. appears twice' '$T/e'"
 printf 'write_bw\n' >"$B/thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-A/stats"
 "$WBLAB" compare "$B" >/dev/null 2>"$T/e"; rc=$?
-check "stats line without value" bash -c "[ $rc -eq 1 ] && grep -q 'stats:1: .write_bw. has no value' '$T/e'"
+check_cmd "stats line without value" bash -c "[ $rc -eq 1 ] && grep -q 'stats:1: .write_bw. has no value' '$T/e'"
 printf 'write_bw 10\n' >"$B/thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-A/stats"
 sed -i '/^kernel /d' "$B/thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-A/meta"
 "$WBLAB" compare "$B" >/dev/null 2>"$T/e"; rc=$?
-check "meta without kernel" bash -c "[ $rc -eq 1 ] && grep -q \"meta: no 'kernel' line\" '$T/e'"
+check_cmd "meta without kernel" bash -c "[ $rc -eq 1 ] && grep -q \"meta: no 'kernel' line\" '$T/e'"
 sed -i 's/^run .*/run two/' "$B/thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-A/meta"
 "$WBLAB" compare -g ext4 "$B" >/dev/null 2>"$T/e"; rc=$?
-check "meta with a bad run: file and line" bash -c "[ $rc -eq 1 ] && grep -q 'meta:11: run .two.' '$T/e'"
+check_cmd "meta with a bad run: file and line" bash -c "[ $rc -eq 1 ] && grep -q 'meta:11: run .two.' '$T/e'"
 chmod 000 "$B/thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-B/stats"
 if [ "$(id -u)" -ne 0 ]; then
 	"$WBLAB" compare -g 'ext4.*B' "$B" >/dev/null 2>"$T/e"; rc=$?
-	check "unreadable stats" bash -c "[ $rc -eq 1 ] && grep -q 'stats: Permission denied' '$T/e'"
+	check_cmd "unreadable stats" bash -c "[ $rc -eq 1 ] && grep -q 'stats: Permission denied' '$T/e'"
 else
-	echo "ok - unreadable stats # SKIP running as root"
+	skip "unreadable stats" "running as root"
 fi
 chmod 644 "$B/thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-B/stats"
 
@@ -168,8 +162,8 @@ rm "$N"/thresh=1G/*/meta
 mkdir -p "$N/thresh=1G/.ext4-1dd-4k-8p-4096M-1024M:10-3.2.0-rc3.tmp.123"
 echo "write_bw 999" >"$N/thresh=1G/.ext4-1dd-4k-8p-4096M-1024M:10-3.2.0-rc3.tmp.123/stats"
 out=$("$WBLAB" compare "$N" 2>"$T/e")
-check "no meta: parsed from the dir name, runs averaged" grep -q '^                   10.00      +100.0%        20.00  thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-X$' <<<"$out"
-check "no meta: warned" grep -q 'no meta file, fields parsed from the directory name' "$T/e"
-check "hidden .tmp. result skipped" test "$(head -1 <<<"$out" | wc -w)" -eq 2
+check_cmd "no meta: parsed from the dir name, runs averaged" grep -q '^                   10.00      +100.0%        20.00  thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-X$' <<<"$out"
+check_cmd "no meta: warned" grep -q 'no meta file, fields parsed from the directory name' "$T/e"
+check_cmd "hidden .tmp. result skipped" test "$(head -1 <<<"$out" | wc -w)" -eq 2
 
-check "help text" bash -c "'$WBLAB' help compare | grep -q 'usage: wblab compare'"
+check_cmd "help text" bash -c "'$WBLAB' help compare | grep -q 'usage: wblab compare'"

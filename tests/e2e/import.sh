@@ -3,12 +3,12 @@
 # tests/data, stdin, path-derived case names, stats values and the error paths.
 # Set WBLAB_DAT_SAMPLE to a trace-cmd .dat file to check .dat conversion too.
 set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../.."
 WBLAB=${WBLAB:-$PWD/build/wblab}
 tmp=$(mktemp -d /tmp/wblab-import.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fi; }
 stat_of() { sed -n "s/^$2 //p" "$1/stats"; }
 
 # 3.2 trace: flusher samples every second, written grows 2560 pages/s (10 MB/s);
@@ -85,7 +85,7 @@ if [ -n "${WBLAB_DAT_SAMPLE:-}" ] && [ -f "$WBLAB_DAT_SAMPLE" ]; then
   dd_=$out/thresh=24M/ext4-2dd-1M-2p-768M-24M:10-dat
   check "import .dat converts to text" '[ $rc -eq 0 ] && grep -q ": global_dirty_state: dirty=" "$dd_/trace" && [ "$(stat_of "$dd_" gds_samples)" -gt 0 ]'
 else
-  echo "ok - import .dat # SKIP no WBLAB_DAT_SAMPLE (trace-cmd samples are > 1 MB)"
+  skip "import .dat" "no WBLAB_DAT_SAMPLE (trace-cmd samples are > 1 MB)"
 fi
 
 # errors: usage -> 2, bad input -> 1, nothing written

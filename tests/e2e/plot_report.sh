@@ -4,15 +4,10 @@
 # quickly, and the HTML report renders in headless Chromium with what a reader
 # should see.  Prints one "ok - ..." / "not ok - ..." line per check.
 set -u
+. "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
 cd "$(dirname "$0")/../.."
-T=$(mktemp -d /tmp/wblab-plot-e2e.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-nok() { n=$((n+1)); echo "not ok $n - $1"; }
-skip() { n=$((n+1)); echo "ok $n - $1 # SKIP $2"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+e2e_scratch plot-e2e
 
 # PNG: 8-byte signature, then the IHDR chunk with big-endian width and height.
 png_ok() {

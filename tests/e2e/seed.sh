@@ -6,13 +6,9 @@
 # dirty+writeback+unstable >= 3x higher under vanilla, and that no parameter
 # differs between rows.  A second random seed must keep the same shape.
 set -u
+. "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
-T=$(mktemp -d /tmp/wblab-seed-e2e.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-nok() { n=$((n+1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+e2e_scratch seed-e2e
 
 "$W" seed --no-trace -o "$T/s" >"$T/table" 2>"$T/err"; rc=$?
 check "seed exits 0" '[ $rc -eq 0 ]'

@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end checks of `wblab sim`: layout, trace formats, determinism, errors.
 set -u
+. "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
-T=$(mktemp -d /tmp/wblab-sim-e2e.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-nok() { n=$((n+1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+e2e_scratch sim-e2e
 
 C=ext4-2dd-4k-4p-4096M-10M:10
 "$W" sim -t 20 -j 2 -o "$T/a" "$C" >"$T/out" 2>"$T/err"; rc=$?
@@ -20,7 +16,12 @@ done
 check "no temporary dirs left" '[ -z "$(find "$T/a" -name ".*tmp*")" ]'
 check "stdout lists the result dirs" 'grep -qF "$C-3.2-ioless" "$T/out"'
 check "meta names kernel and case" 'grep -qx "kernel 3.2-ioless" "$D32/meta" && grep -qx "case $C" "$D32/meta"'
-check "params has every model parameter" 'grep -q "^disk.bw_mbps = " "$D32/params" && grep -q "^hz = 1000" "$D32/params" && grep -q "^seed = 1" "$D32/params"'
+# every parameter `sim --help` lists, at the default it shows, and no other
+"$W" sim --help | sed -n '/^parameters/,$s/^  \([a-z][a-z_.]*\)  *\([^ ]*\)  .*/\1 = \2/p' >"$T/help_params"
+sed -n '/^hz = /,$p' "$D32/params" >"$T/run_params"
+check "help lists the parameters, hz first" '[ "$(head -1 "$T/help_params")" = "hz = 1000" ] && [ "$(wc -l <"$T/help_params")" -ge 30 ]'
+check "params has every parameter of --help, at its default, and no other" 'diff "$T/help_params" "$T/run_params" >&2'
+check "params records seed, runtime and model" 'grep -qx "seed = 1" "$D32/params" && grep -qx "runtime = 20" "$D32/params" && grep -qx "model = 3.2-ioless" "$D32/params"'
 check "stats has write_bw > 0" 'awk "/^write_bw /{exit !(\$2 > 0)}" "$D32/stats"'
 for m in write_bw dirtied_pages written_pages task_bw_0 fairness_jain nr_dirty_max_pages nr_dirty_max_mb nr_dirty_mean_pages time_over_limit_s pause_count pause_ms_p50 pause_ms_p90 pause_ms_p99 pause_ms_max dirtier_written_pages flusher_io_count flusher_io_mean_kb; do
   check "stats has $m" 'grep -q "^$m " "$D32/stats"'

@@ -1,5 +1,5 @@
-/* Formula values against the hand-computed vectors of throttling-spec.md
- * section 10 and our own hand calculations (shown in the comments). */
+/* Formula values against the hand-computed vectors of docs/throttling-model.md,
+ * Test vectors, and our own hand calculations (shown in the comments). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,7 +17,7 @@
 static struct sim S;
 static struct bdi B;
 
-/* spec 10 setup: thresh 200000, bg 100000, limit 200000, write_bw 25600, one bdi */
+/* Test vectors setup: thresh 200000, bg 100000, limit 200000, write_bw 25600, one bdi */
 static int setup(void **state)
 {
 	(void)state;
@@ -175,7 +175,8 @@ static void test_dirty_thresholds(void **state)
 static void test_vmstat_threshold(void **state)
 {
 	(void)state;
-	/* 2 * fls(32) * (1 + fls(16384 / 128)) = 2 * 6 * 9 = 108 (spec 8) */
+	/* 2 * fls(32) * (1 + fls(16384 / 128)) = 2 * 6 * 9 = 108
+	 * (docs/throttling-model.md, Per-CPU counter drift) */
 	assert_int_equal(vmstat_threshold(32, 16384), 108);
 	assert_int_equal(vmstat_threshold(32, 32768), 120);
 	assert_int_equal(vmstat_threshold(1024, 1 << 20), 125);

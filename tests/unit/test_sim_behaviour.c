@@ -42,7 +42,7 @@ static void finish(struct sim *s)
 
 /* pages conserved, no negative counter, pauses within [0, MAX_PAUSE]: checked
  * by the simulator after every event when debug_checks is set */
-static void test_invariants_every_event(void **state)
+static void test_invariants_hold_after_every_event(void **state)
 {
 	(void)state;
 	static const char *cases[] = { "ext4-1dd-4k-8p-4096M-1M:10", "ext4-10dd-4k-8p-4096M-1M:10",
@@ -58,13 +58,68 @@ static void test_invariants_every_event(void **state)
 		}
 }
 
+/* The checker itself: a consistent state passes, and each way of breaking the
+ * page accounting by hand is reported, both when sim_check_invariants is
+ * called directly and by the engine after the next event (debug_checks). */
+static void test_invariant_checker_reports_each_corrupted_state(void **state)
+{
+	(void)state;
+	struct sim *s = start("ext4-2dd-4k-4p-4096M-10M:10", "3.2-ioless", 1);
+	assert_int_equal(sim_run(s, 2), 0);
+	struct inode *in = &s->inodes[0];
+	int64_t *ex = s->vm.exact;
+	assert_true(ex[NR_FILE_DIRTY] > 0 && ex[NR_WRITTEN] > 0 && in->nr_dirty > 0);
+	sim_check_invariants(s);
+	assert_string_equal(s->error, "");
+
+	struct { const char *what, *reported; } cases[] = {
+		{ "an inode page count below zero", "went negative" },
+		{ "a dirty page no counter knows of", "not conserved" },
+		{ "a global dirty count off by one", "global counters disagree" },
+		{ "a global writeback count off by one", "global counters disagree" },
+		{ "a written page that is neither unstable nor clean", "written" },
+	};
+	for (int k = 0; k < 5; k++) {
+		uint64_t saved_dirty = in->nr_dirty;
+		int64_t saved_ex[NR_VM_ITEMS];
+		memcpy(saved_ex, ex, sizeof(saved_ex));
+		switch (k) {
+		case 0: in->nr_dirty = (uint64_t)-1; break;
+		case 1: in->nr_dirty++; break;
+		case 2: ex[NR_FILE_DIRTY]++; ex[NR_DIRTIED]++; in->nr_clean++; break;
+		case 3: ex[NR_WRITEBACK]--; break;
+		case 4: ex[NR_WRITTEN]++; break;
+		}
+		/* case 2 also moves a page to clean so that only the dirty
+		 * counter, not conservation, is wrong */
+		sim_check_invariants(s);
+		if (!strstr(s->error, cases[k].reported))
+			fail_msg("%s: checker said '%s', expected '%s'", cases[k].what, s->error,
+				 cases[k].reported);
+		s->error[0] = '\0';
+		in->nr_dirty = saved_dirty;
+		if (k == 2)
+			in->nr_clean--;
+		memcpy(ex, saved_ex, sizeof(saved_ex));
+		sim_check_invariants(s);
+		assert_string_equal(s->error, "");
+	}
+
+	/* the engine runs the checker after every event and stops the run */
+	in->nr_dirty++;
+	assert_int_equal(sim_run(s, 3), -1);
+	assert_non_null(strstr(s->error, "not conserved"));
+	in->nr_dirty--;
+	finish(s);
+}
+
 /* 3.2, one dd, 100M: after ramp-up the dirty pages hover near the setpoint
  * (7/8 of thresh = 22400) and dirty_ratelimit near the write bandwidth.
  * Tolerance 10% for dirty: the balance point sits where pos_ratio makes
  * task_ratelimit equal write_bw, a little off the setpoint while
  * dirty_ratelimit still converges; 15% for the ratelimit, whose damped steps
  * stop moving within about 1/8 of the error. */
-static void test_ioless_1dd_setpoint(void **state)
+static void test_ioless_one_dd_settles_at_the_setpoint(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-1dd-4k-8p-4096M-100M:10", "3.2-ioless", 0);
@@ -92,7 +147,7 @@ static void test_ioless_1dd_setpoint(void **state)
 static double task_pages(const struct sim *s, int i) { return (double)s->tasks[i].pages_written; }
 
 /* 3.2 with 10 dd: each task gets about a tenth (Jain's index close to 1) */
-static void test_ioless_10dd_fair(void **state)
+static void test_ioless_ten_dds_share_the_disk_fairly(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-10dd-4k-8p-4096M-10M:10", "3.2-ioless", 0);
@@ -115,7 +170,7 @@ static void test_ioless_10dd_fair(void **state)
 /* 3.1: throttled dirtiers write pages back themselves; 3.2's never do.  At 10M the
  * dirty pages exceed the tasks' limits; at 100M the 64 MB request queue holds
  * most of the pool as writeback and the dirtiers mostly sleep. */
-static void test_vanilla_dirtiers_write(void **state)
+static void test_vanilla_dirtiers_write_back_pages_themselves(void **state)
 {
 	(void)state;
 	struct sim *s = start("ext4-10dd-4k-8p-4096M-10M:10", "3.1-vanilla", 0);
@@ -136,7 +191,7 @@ static void test_vanilla_dirtiers_write(void **state)
 }
 
 /* 3.1's global limit is soft at tiny thresholds, 3.2's is rigid (seed section) */
-static void test_limit_overshoot(void **state)
+static void test_vanilla_overshoots_a_small_limit_far_more_than_ioless(void **state)
 {
 	(void)state;
 	uint64_t peak[2];
@@ -160,11 +215,12 @@ static void test_limit_overshoot(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invariants_every_event),
-		cmocka_unit_test(test_ioless_1dd_setpoint),
-		cmocka_unit_test(test_ioless_10dd_fair),
-		cmocka_unit_test(test_vanilla_dirtiers_write),
-		cmocka_unit_test(test_limit_overshoot),
+		cmocka_unit_test(test_invariants_hold_after_every_event),
+		cmocka_unit_test(test_invariant_checker_reports_each_corrupted_state),
+		cmocka_unit_test(test_ioless_one_dd_settles_at_the_setpoint),
+		cmocka_unit_test(test_ioless_ten_dds_share_the_disk_fairly),
+		cmocka_unit_test(test_vanilla_dirtiers_write_back_pages_themselves),
+		cmocka_unit_test(test_vanilla_overshoots_a_small_limit_far_more_than_ioless),
 	};
 	return cmocka_run_group_tests_name("sim_behaviour", tests, NULL, NULL);
 }

@@ -72,7 +72,7 @@ static void test_round_trip_all_eras(void **state)
 	assert_true(checked >= 30);
 }
 
-/* The example of the spec (3.2) and a 3.1 global_dirty_state. */
+/* The 3.2 example of docs/trace-formats.md and a 3.1 global_dirty_state. */
 static void test_era_3x_lines(void **state)
 {
 	(void)state;
