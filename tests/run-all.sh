@@ -2,7 +2,7 @@
 # Runs every unit suite (cmocka) of each build in $BUILDS, then every end-to-end
 # script in tests/e2e/ against the first build's wblab binary.  e2e scripts
 # print TAP-style "ok N - ..." / "not ok N - ..." / "ok N - ... # SKIP ..." lines
-# (the helpers are in tests/e2e/lib.sh).
+# (the helpers, sourced and without a #! line, are tests/e2e/lib.sh and real_env.sh).
 # Last line: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -31,7 +31,7 @@ first=${BUILDS%% *}
 export WBLAB="$PWD/$first/wblab"
 for s in tests/e2e/*.sh; do
   [ -f "$s" ] || continue
-  [ "$s" = tests/e2e/lib.sh ] && continue   # the helpers, not a test
+  head -c2 "$s" | grep -q "#!" || continue   # sourced helpers (lib.sh, real_env.sh) have no #! line
   out="$log/$(basename "$s").out"
   bash "$s" >"$out" 2>&1; rc=$?
   p=$(grep -cE '^ok ' "$out" | tr -d ' ')

@@ -1,4 +1,4 @@
-# Sourced by the end-to-end scripts that run the real kernel.  One real-kernel
+# Sourced (after lib.sh) by the end-to-end scripts that run the real kernel.  One real-kernel
 # test at a time on this machine (flock), a scratch dir of the script's own
 # under a root-only parent, a cleanup trap, and `snapshot`: everything a run
 # may touch, as text, to compare before and after.  Needs $WBLAB and $T.
@@ -42,9 +42,9 @@ snapshot() {
 		done
 	fi
 }
-# "ok" when the machine is as in $T/before, else "not ok" with the diff.
+# ok when the machine is as in $T/before, else not ok with the diff (lib.sh).
 same_as_before() {
 	snapshot >"$T/after"
-	if diff "$T/before" "$T/after" >"$T/diff"; then echo "ok - $1"
-	else echo "not ok - $1"; head -20 "$T/diff" | sed 's/^/#   /'; fi
+	if diff "$T/before" "$T/after" >"$T/diff"; then ok "$1"
+	else nok "$1" "$(head -20 "$T/diff")"; fi
 }

@@ -6,11 +6,8 @@
 set -u
 W=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-pipeline.XXXXXX)
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/real_env.sh"
-n=0
-ok() { n=$((n+1)); echo "ok $n - $1"; }
-nok() { n=$((n+1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
 
 why=$(real_why_not)
 if [ -n "$why" ]; then

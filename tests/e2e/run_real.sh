@@ -8,6 +8,7 @@
 set -u
 WBLAB=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-run-real.XXXXXX)
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/real_env.sh"
 OUT=$T/results
 # 20M: small enough that even a fast loop device throttles the writers within
@@ -15,10 +16,6 @@ OUT=$T/results
 CASES=('ext4-1dd-4k-*-*-20M:10' 'ext4-2dd-4k-*-*-20M:10')
 RUN=("$WBLAB" run -t 3 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH")
 
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; fi; }
-skip() { echo "ok - $1 # SKIP $2"; }
 
 stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1/stats"; }
 gt0() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
@@ -26,32 +23,32 @@ gt0() { awk -v v="$1" 'BEGIN { exit !(v + 0 > 0) }'; }
 # --- refused runs: clear errors, nothing changed -----------------------------
 snapshot >"$T/before"
 "$WBLAB" run --runtime 3 --bogus ext4-1dd-4k-*-*-100M:10 >"$T/o" 2>&1; rc=$?
-check "bad option exits 2" [ "$rc" = 2 ]
-check "bad option is named" grep -q "bad option '--bogus'" "$T/o"
+check_cmd "bad option exits 2" [ "$rc" = 2 ]
+check_cmd "bad option is named" grep -q "bad option '--bogus'" "$T/o"
 "$WBLAB" run -t abc 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
-check "bad --runtime exits 2 with a reason" eval '[ "$rc" = 2 ] && grep -q "bad --runtime" "$T/o"'
+check_cmd "bad --runtime exits 2 with a reason" eval '[ "$rc" = 2 ] && grep -q "bad --runtime" "$T/o"'
 "$WBLAB" run >"$T/o" 2>&1; rc=$?
-check "no CASE exits 2" eval '[ "$rc" = 2 ] && grep -q "no CASE" "$T/o"'
+check_cmd "no CASE exits 2" eval '[ "$rc" = 2 ] && grep -q "no CASE" "$T/o"'
 "$WBLAB" run --scratch "$SCRATCH" 'ext4-1dd-4k-4096p-*-100M:10' >"$T/o" 2>&1; rc=$?
-check "CPU mismatch exits 2" [ "$rc" = 2 ]
-check "CPU mismatch says what the machine has" grep -q "this machine has $(nproc)p" "$T/o"
+check_cmd "CPU mismatch exits 2" [ "$rc" = 2 ]
+check_cmd "CPU mismatch says what the machine has" grep -q "this machine has $(nproc)p" "$T/o"
 "$WBLAB" run --scratch "$SCRATCH" 'ext4-1dd-4k-*-64M-100M:10' >"$T/o" 2>&1; rc=$?
-check "memory mismatch exits 2 and names the memory" \
+check_cmd "memory mismatch exits 2 and names the memory" \
 	eval '[ "$rc" = 2 ] && grep -q "different memory size" "$T/o"'
 "$WBLAB" run --scratch "$SCRATCH" 'nfs-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
-check "nfs is refused clearly" eval '[ "$rc" = 2 ] && grep -q "no NFS" "$T/o"'
+check_cmd "nfs is refused clearly" eval '[ "$rc" = 2 ] && grep -q "no NFS" "$T/o"'
 "$WBLAB" run --dev /dev/null 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
-check "--dev without --yes-destroy is refused" eval '[ "$rc" = 2 ] && grep -q "yes-destroy" "$T/o"'
+check_cmd "--dev without --yes-destroy is refused" eval '[ "$rc" = 2 ] && grep -q "yes-destroy" "$T/o"'
 "$WBLAB" run --help >"$T/o" 2>&1
-check "--help documents --cleanup and --no-trace" eval 'grep -q -- "--cleanup" "$T/o" && grep -q -- "--no-trace" "$T/o"'
+check_cmd "--help documents --cleanup and --no-trace" eval 'grep -q -- "--cleanup" "$T/o" && grep -q -- "--no-trace" "$T/o"'
 
 if command -v setpriv >/dev/null; then
 	chmod 755 "$T"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "${RUN[@]}" -o "$T/nobody" "${CASES[0]}" \
 		>"$T/o" 2>&1; rc=$?
-	check "not root: exit 1" [ "$rc" = 1 ]
-	check "not root: one clear error" eval 'grep -q "must run as root" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ]'
-	check "not root: no scratch dir, no results" eval '[ ! -e "$SCRATCH" ] && [ ! -e "$T/nobody" ]'
+	check_cmd "not root: exit 1" [ "$rc" = 1 ]
+	check_cmd "not root: one clear error" eval 'grep -q "must run as root" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ]'
+	check_cmd "not root: no scratch dir, no results" eval '[ ! -e "$SCRATCH" ] && [ ! -e "$T/nobody" ]'
 	same_as_before "not root: machine as before"
 else
 	skip "not root: clear error" "setpriv not installed"
@@ -66,29 +63,29 @@ if [ -n "$why" ]; then
 fi
 
 "${RUN[@]}" -o "$OUT" "${CASES[@]}" >"$T/run.out" 2>"$T/run.err"; rc=$?
-check "real run of ext4 1dd and 2dd exits 0" [ "$rc" = 0 ]
+check_cmd "real run of ext4 1dd and 2dd exits 0" [ "$rc" = 0 ]
 [ "$rc" = 0 ] || sed 's/^/#   /' "$T/run.err"
 same_as_before "real run: sysctls, mounts, loop devices, tracefs as before"
-check "real run: scratch dir it created removed, journal gone" eval '[ ! -e "$SCRATCH" ] && [ ! -e /run/wblab/journal ]' 
+check_cmd "real run: scratch dir it created removed, journal gone" eval '[ ! -e "$SCRATCH" ] && [ ! -e /run/wblab/journal ]' 
 for n in 1 2; do
 	d=$(ls -d "$OUT"/thresh=20M/ext4-${n}dd-4k-$(nproc)p-*M-20M:10-"$(uname -r)" 2>/dev/null | head -1)
 	if [ -z "$d" ]; then nok "${n}dd: result dir with the machine's CPUs and MEM" "$(ls -R "$OUT")"; continue; fi
 	ok "${n}dd: result dir with the machine's CPUs and MEM"
 	for f in trace stats params env meta cmdline; do
-		check "${n}dd: has $f" [ -s "$d/$f" ]
+		check_cmd "${n}dd: has $f" [ -s "$d/$f" ]
 	done
-	check "${n}dd: trace has global_dirty_state" grep -q ' global_dirty_state: dirty=' "$d/trace"
-	check "${n}dd: trace has balance_dirty_pages" grep -q ' balance_dirty_pages: bdi 7:' "$d/trace"
-	check "${n}dd: trace has writeback_written" grep -q ' writeback_written: bdi 7:' "$d/trace"
-	check "${n}dd: stats write_bw > 0" gt0 "$(stat_of "$d" write_bw)"
-	check "${n}dd: stats gds_samples > 0" gt0 "$(stat_of "$d" gds_samples)"
-	check "${n}dd: stats tasks = $n" [ "$(stat_of "$d" tasks)" = "$n" ]
-	check "${n}dd: stats device writes > 0" gt0 "$(stat_of "$d" dev_written_mb)"
-	check "${n}dd: meta source real" grep -qx 'source real' "$d/meta"
-	check "${n}dd: env has the case's dirty_bytes" grep -qx 'vm.dirty_bytes = 20971520' "$d/env"
-	check "${n}dd: env has scheduler, mount and bdi knobs" \
+	check_cmd "${n}dd: trace has global_dirty_state" grep -q ' global_dirty_state: dirty=' "$d/trace"
+	check_cmd "${n}dd: trace has balance_dirty_pages" grep -q ' balance_dirty_pages: bdi 7:' "$d/trace"
+	check_cmd "${n}dd: trace has writeback_written" grep -q ' writeback_written: bdi 7:' "$d/trace"
+	check_cmd "${n}dd: stats write_bw > 0" gt0 "$(stat_of "$d" write_bw)"
+	check_cmd "${n}dd: stats gds_samples > 0" gt0 "$(stat_of "$d" gds_samples)"
+	check_cmd "${n}dd: stats tasks = $n" [ "$(stat_of "$d" tasks)" = "$n" ]
+	check_cmd "${n}dd: stats device writes > 0" gt0 "$(stat_of "$d" dev_written_mb)"
+	check_cmd "${n}dd: meta source real" grep -qx 'source real' "$d/meta"
+	check_cmd "${n}dd: env has the case's dirty_bytes" grep -qx 'vm.dirty_bytes = 20971520' "$d/env"
+	check_cmd "${n}dd: env has scheduler, mount and bdi knobs" \
 		eval 'grep -q "^io_scheduler = " "$d/env" && grep -q "^mount_options = " "$d/env" && grep -q "^bdi.max_ratio = " "$d/env"'
-	check "${n}dd: params has writers = $n" grep -qx "writers = $n" "$d/params"
+	check_cmd "${n}dd: params has writers = $n" grep -qx "writers = $n" "$d/params"
 	# the trace-derived stats are those `wblab import` computes from the same trace
 	"$WBLAB" import "$d/trace" -o "$T/imp$n" --case "${n}dd/ext4-${n}dd-4k-1p-1024M-20M:10" \
 		--kernel k >/dev/null 2>&1
@@ -97,7 +94,7 @@ for n in 1 2; do
 	for k in write_bw gds_samples flusher_samples written_pages nr_dirty_max_pages bdp_events pause_ms_p90; do
 		[ -n "$imp" ] && [ "$(stat_of "$d" $k)" = "$(stat_of "$imp" $k)" ] || same=0
 	done
-	check "${n}dd: stats match 'wblab import' of its trace" [ "$same" = 1 ]
+	check_cmd "${n}dd: stats match 'wblab import' of its trace" [ "$same" = 1 ]
 done
 
 # --- Ctrl-C mid-run -------------------------------------------------------------
@@ -106,12 +103,12 @@ done
 pid=$!
 for _ in $(seq 100); do grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && break; sleep 0.1; done
 sleep 1
-check "Ctrl-C: the run had mounted and set the sysctl" \
+check_cmd "Ctrl-C: the run had mounted and set the sysctl" \
 	eval 'grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && [ "$(cat /proc/sys/vm/dirty_bytes)" = 20971520 ]'
 kill -INT "$pid"; wait "$pid"; rc=$?
-check "Ctrl-C: exit 1 saying all was undone" eval '[ "$rc" = 1 ] && grep -q "every change was undone" "$T/o"'
+check_cmd "Ctrl-C: exit 1 saying all was undone" eval '[ "$rc" = 1 ] && grep -q "every change was undone" "$T/o"'
 same_as_before "Ctrl-C: machine as before"
-check "Ctrl-C: no journal, no half result" eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/int" -name "*.tmp.*" 2>/dev/null)" ]'
+check_cmd "Ctrl-C: no journal, no half result" eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/int" -name "*.tmp.*" 2>/dev/null)" ]'
 
 # --- SIGKILL, then --cleanup ------------------------------------------------------
 "$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/kill" "${CASES[1]}" \
@@ -121,29 +118,29 @@ for _ in $(seq 100); do grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts &
 sleep 1
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
 sleep 0.3
-check "SIGKILL: changes left behind, journaled in the root-only state dir" \
+check_cmd "SIGKILL: changes left behind, journaled in the root-only state dir" \
 	eval 'grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && grep -q "^+	sysctl" /run/wblab/journal &&
 	      [ "$(stat -c %U:%a /run/wblab)" = root:700 ] && [ "$(stat -c %U:%a /run/wblab/journal)" = root:600 ]'
 "$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
-check "SIGKILL: --cleanup exits 0" [ "$rc" = 0 ]
-check "SIGKILL: --cleanup says it undid the run" grep -q "cleaned up" "$T/o"
+check_cmd "SIGKILL: --cleanup exits 0" [ "$rc" = 0 ]
+check_cmd "SIGKILL: --cleanup says it undid the run" grep -q "cleaned up" "$T/o"
 same_as_before "SIGKILL + --cleanup: machine as before"
-check "SIGKILL + --cleanup: scratch and half result gone" \
+check_cmd "SIGKILL + --cleanup: scratch and half result gone" \
 	eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/kill" -name "*.tmp.*" 2>/dev/null)" ]'
-check "SIGKILL + --cleanup: writers gone" eval '! pgrep -x dd -P 1 >/dev/null || ! pgrep -f "$SCRATCH" >/dev/null'
+check_cmd "SIGKILL + --cleanup: writers gone" eval '! pgrep -x dd -P 1 >/dev/null || ! pgrep -f "$SCRATCH" >/dev/null'
 "$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
-check "--cleanup with nothing to do exits 0" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'
+check_cmd "--cleanup with nothing to do exits 0" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'
 
 # --- tracing overhead: the same case untraced, then traced, in one run ---------
 "$WBLAB" run -t 2 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH" --overhead -o "$T/ovh" \
 	"${CASES[0]}" >"$T/o" 2>&1; rc=$?
 d=$(ls -d "$T"/ovh/*/* 2>/dev/null | head -1)
-check "--overhead run exits 0" [ "$rc" = 0 ]
-check "--overhead records both figures" \
+check_cmd "--overhead run exits 0" [ "$rc" = 0 ]
+check_cmd "--overhead records both figures" \
 	eval '[ -n "$d" ] && gt0 "$(stat_of "$d" untraced_vmstat_write_bw)" && grep -q "^tracing_overhead_pct " "$d/stats"'
-check "--overhead prints the overhead" grep -q "tracing overhead" "$T/o"
+check_cmd "--overhead prints the overhead" grep -q "tracing overhead" "$T/o"
 "$WBLAB" run -t 2 --image-size 1G --scratch "$SCRATCH" --no-trace -o "$T/nt" "${CASES[0]}" >"$T/o" 2>&1; rc=$?
 d=$(ls -d "$T"/nt/*/* 2>/dev/null | head -1)
-check "--no-trace run: write_bw from the written counter, no trace" \
+check_cmd "--no-trace run: write_bw from the written counter, no trace" \
 	eval '[ "$rc" = 0 ] && [ ! -e "$d/trace" ] && gt0 "$(stat_of "$d" write_bw)" && [ "$(stat_of "$d" traced)" = 0 ]'
 same_as_before "overhead and untraced runs: machine as before"

@@ -10,11 +10,8 @@
 set -u
 WBLAB=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-security.XXXXXX)
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/real_env.sh"
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; return 1; fi; }
-skip() { echo "ok - $1 # SKIP $2"; }
 C='ext4-1dd-4k-*-*-20M:10'
 RUN=("$WBLAB" run -t 1 --image-size 512M --buffer-kb 4096 --no-trace)
 hostile=0 faults=0
@@ -41,22 +38,22 @@ for line in "file	$victim" "+	file	$victim" "sysctl	kernel.core_pattern	|/bin/fa
 done | as_nobody tee /var/tmp/wblab/journal >/dev/null
 hostile=$((hostile + 8))
 as_nobody mkdir /run/wblab 2>/dev/null; rc=$?
-check "an unprivileged user cannot create the state dir" [ "$rc" != 0 ]
+check_cmd "an unprivileged user cannot create the state dir" [ "$rc" != 0 ]
 "$WBLAB" run --cleanup >"$T/o" 2>&1
 "$WBLAB" run --cleanup --scratch /var/tmp/wblab >>"$T/o" 2>&1
 "${RUN[@]}" --scratch /var/tmp/wblab -o "$T/r1" "$C" >>"$T/o" 2>&1; rc=$?
-check "a run on a scratch dir another user owns is refused" eval '[ "$rc" = 1 ] && grep -q "not owned by root\|writable by group or others" "$T/o"'
-check "the planted journal's file is untouched" eval '[ "$(cat "$victim")" = keep ]'
-check "the planted journal's process is alive" kill -0 "$bystander"
-check "kernel.core_pattern unchanged" eval '[ "$(cat /proc/sys/kernel/core_pattern)" = "$core" ]'
-check "the planted journal's tmpfs is still mounted" mountpoint -q "$T/planted-tmpfs"
+check_cmd "a run on a scratch dir another user owns is refused" eval '[ "$rc" = 1 ] && grep -q "not owned by root\|writable by group or others" "$T/o"'
+check_cmd "the planted journal's file is untouched" eval '[ "$(cat "$victim")" = keep ]'
+check_cmd "the planted journal's process is alive" kill -0 "$bystander"
+check_cmd "kernel.core_pattern unchanged" eval '[ "$(cat /proc/sys/kernel/core_pattern)" = "$core" ]'
+check_cmd "the planted journal's tmpfs is still mounted" mountpoint -q "$T/planted-tmpfs"
 kill "$bystander"; umount "$T/planted-tmpfs"; rm -rf /var/tmp/wblab
 # the state dir itself must be root-only; a widened one is refused
 if [ -d /run/wblab ]; then
 	chmod 0755 /run/wblab
 	"${RUN[@]}" --scratch "$SCRATCH" -o "$T/r2" "$C" >"$T/o" 2>&1; rc=$?
 	chmod 0700 /run/wblab
-	check "a state dir others can read is refused" eval '[ "$rc" = 1 ] && grep -q "root-only" "$T/o"'
+	check_cmd "a state dir others can read is refused" eval '[ "$rc" = 1 ] && grep -q "root-only" "$T/o"'
 	hostile=$((hostile + 1))
 fi
 same_as_before "planted journal: machine as before"
@@ -65,10 +62,10 @@ same_as_before "planted journal: machine as before"
 mkdir -p -m 0700 "$SCRATCH/mnt" "$SCRATCH/tracefs"
 echo mine >"$SCRATCH/image"; echo mine >"$SCRATCH/mnt/f"; echo mine >"$SCRATCH/journal"
 "$WBLAB" run -t 1 --image-size 512M --buffer-kb 4096 --scratch "$SCRATCH" -o "$T/r3" "$C" >"$T/o" 2>&1; rc=$?
-check "a run in a scratch dir holding files exits 0" [ "$rc" = 0 ]
-check "its files survive as they were" \
+check_cmd "a run in a scratch dir holding files exits 0" [ "$rc" = 0 ]
+check_cmd "its files survive as they were" \
 	eval '[ "$(cat "$SCRATCH/image" "$SCRATCH/mnt/f" "$SCRATCH/journal")" = "$(printf "mine\nmine\nmine")" ] && [ -d "$SCRATCH/tracefs" ]'
-check "the scratch dir it did not create is kept, with nothing of wblab left" \
+check_cmd "the scratch dir it did not create is kept, with nothing of wblab left" \
 	eval '[ -d "$SCRATCH" ] && ! ls "$SCRATCH" | grep -q wblab-run'
 rm -rf "$SCRATCH"
 hostile=$((hostile + 4))
@@ -79,22 +76,22 @@ mkdir -m 0700 "$T/s"; ln -s "$T/s" "$T/slink"
 as_nobody ln -s /var/lib "$T/nobody-link" 2>/dev/null || { chmod 1777 "$T"; as_nobody ln -s /var/lib "$T/nobody-link"; chmod 0700 "$T"; }
 for sc in "$T/s/" "$T/slink" "$T/s//" /; do
 	"${RUN[@]}" --scratch "$sc" -o "$T/r4" "$C" >"$T/o" 2>&1; rc=$?
-	check "--scratch '$sc': the run exits 0" [ "$rc" = 0 ]
-	check "--scratch '$sc': no run dir left" eval '! ls -d "$T"/s/wblab-run.* /wblab-run.* 2>/dev/null | grep -q .'
+	check_cmd "--scratch '$sc': the run exits 0" [ "$rc" = 0 ]
+	check_cmd "--scratch '$sc': no run dir left" eval '! ls -d "$T"/s/wblab-run.* /wblab-run.* 2>/dev/null | grep -q .'
 	same_as_before "--scratch '$sc': machine as before"
 	hostile=$((hostile + 1))
 done
 "${RUN[@]}" --scratch "$T/nobody-link" -o "$T/r4" "$C" >"$T/o" 2>&1; rc=$?
-check "--scratch through another user's symlink is refused" eval '[ "$rc" = 1 ] && grep -q "symlink owned by uid 65534" "$T/o"'
+check_cmd "--scratch through another user's symlink is refused" eval '[ "$rc" = 1 ] && grep -q "symlink owned by uid 65534" "$T/o"'
 hostile=$((hostile + 1))
 mkdir -p "$T/s/wblab-run.1.0/mnt"
 "${RUN[@]}" --scratch "$T/s" -o "$T/s/wblab-run.1.0/mnt/out" "$C" >"$T/o" 2>&1; rc=$?
-check "-o inside a run dir of --scratch is refused up front" eval '[ "$rc" = 2 ] && grep -q "inside a run dir" "$T/o" && [ ! -e "$T/s/wblab-run.1.0/mnt/out" ]'
+check_cmd "-o inside a run dir of --scratch is refused up front" eval '[ "$rc" = 2 ] && grep -q "inside a run dir" "$T/o" && [ ! -e "$T/s/wblab-run.1.0/mnt/out" ]'
 rm -r "$T/s/wblab-run.1.0"
 "${RUN[@]}" --scratch "$T/s" -o "" "$C" >"$T/o" 2>&1; rc=$?
-check "-o '' is refused" [ "$rc" = 2 ]
+check_cmd "-o '' is refused" [ "$rc" = 2 ]
 "${RUN[@]}" --scratch "$T/a b" -o "$T/r4" "$C" >"$T/o" 2>&1; rc=$?
-check "a --scratch with a blank in it is refused clearly" eval '[ "$rc" = 1 ] && grep -q "letters, digits" "$T/o"'
+check_cmd "a --scratch with a blank in it is refused clearly" eval '[ "$rc" = 1 ] && grep -q "letters, digits" "$T/o"'
 hostile=$((hostile + 3))
 same_as_before "odd paths: machine as before"
 
@@ -103,7 +100,7 @@ same_as_before "odd paths: machine as before"
 first=$!
 for _ in $(seq 100); do grep -q "$SCRATCH/wblab-run" /proc/mounts && break; sleep 0.1; done
 unshare -n "${RUN[@]}" --scratch "$T/s" -o "$T/r6" "$C" >"$T/o" 2>&1; rc=$?
-check "a second run in another network namespace is refused" eval '[ "$rc" = 1 ] && grep -q "another .wblab run. is running" "$T/o"'
+check_cmd "a second run in another network namespace is refused" eval '[ "$rc" = 1 ] && grep -q "another .wblab run. is running" "$T/o"'
 kill -INT "$first"; wait "$first"
 same_as_before "two runs: machine as before"
 hostile=$((hostile + 1))
@@ -114,8 +111,8 @@ dev=$(losetup -f --show "$T/dev.img")
 mkfs.ext4 -q "$dev" && mkdir "$T/devmnt" && mount "$dev" "$T/devmnt"
 ln -s "$dev" "$T/devlink"
 "${RUN[@]}" --dev "$T/devlink" --yes-destroy -o "$T/r7" "$C" >"$T/o" 2>&1; rc=$?
-check "--dev via a symlink to a mounted device is refused" eval '[ "$rc" = 1 ] && grep -q "is mounted" "$T/o"'
-check "and the device's file system is intact" eval 'mountpoint -q "$T/devmnt" && [ -d "$T/devmnt/lost+found" ]'
+check_cmd "--dev via a symlink to a mounted device is refused" eval '[ "$rc" = 1 ] && grep -q "is mounted" "$T/o"'
+check_cmd "and the device's file system is intact" eval 'mountpoint -q "$T/devmnt" && [ -d "$T/devmnt/lost+found" ]'
 umount "$T/devmnt"; losetup -d "$dev"
 hostile=$((hostile + 1))
 
@@ -125,7 +122,7 @@ sdev=$(losetup -f --show "$T/small.img")
 mkfs.ext4 -q -m 0 "$sdev" && mkdir -m 0700 "$T/small" && mount "$sdev" "$T/small" && chmod 0700 "$T/small"
 snapshot >"$T/before"
 "${RUN[@]}" --image-size 1G --scratch "$T/small/s" -o "$T/r8" "$C" >"$T/o" 2>&1; rc=$?
-check "too little free space for --image-size: refused before any change" \
+check_cmd "too little free space for --image-size: refused before any change" \
 	eval '[ "$rc" = 1 ] && grep -q "MiB free" "$T/o" && [ ! -e "$T/small/s" ]'
 same_as_before "refused for space: machine as before"
 # a 20 MiB/s device cap keeps the image growing for the whole run, so the
@@ -137,8 +134,9 @@ fallocate -l "$(df --output=avail -B1 "$T/small" | tail -1)" "$T/small/fill" 2>/
 dd if=/dev/zero of="$T/small/fill2" bs=4k conv=fsync 2>/dev/null   # the last blocks
 faults=$((faults + 1))
 wait "$pid"; rc=$?
-check "the scratch fs filled during the run: the run fails" eval '[ "$rc" = 1 ] && grep -qi "I/O error" "$T/o"' || sed "s/^/#   /" "$T/o"
-check "and keeps no result" eval '[ -z "$(find "$T/r9" -name stats 2>/dev/null)" ]'
+check_cmd "the scratch fs filled during the run: the run fails" eval '[ "$rc" = 1 ] && grep -qi "I/O error" "$T/o"'
+[ "$rc" = 1 ] || sed "s/^/#   /" "$T/o"
+check_cmd "and keeps no result" eval '[ -z "$(find "$T/r9" -name stats 2>/dev/null)" ]'
 rm -f "$T/small/fill" "$T/small/fill2"
 same_as_before "full scratch fs: machine as before"
 umount "$T/small"; losetup -d "$sdev"
@@ -154,10 +152,10 @@ faults=$((faults + 1))
 mnt=$(awk -v s="$SCRATCH/wblab-run" 'index($2, s) == 1 && $2 ~ /\/mnt$/ { print $2 }' /proc/mounts)
 umount -l "$mnt" && echo other >"$mnt/someone-elses"
 "$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
-check "--cleanup with a non-empty mount dir still completes" eval '[ "$rc" = 0 ] && grep -q "left .* in place" "$T/o"'
+check_cmd "--cleanup with a non-empty mount dir still completes" eval '[ "$rc" = 0 ] && grep -q "left .* in place" "$T/o"'
 "$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
-check "a second --cleanup has nothing left to do" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'
-check "the file wblab did not make is kept" [ -f "$mnt/someone-elses" ]
+check_cmd "a second --cleanup has nothing left to do" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'
+check_cmd "the file wblab did not make is kept" [ -f "$mnt/someone-elses" ]
 rm -rf "$SCRATCH"
 same_as_before "stuck undo: machine as before"
 

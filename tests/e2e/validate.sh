@@ -13,24 +13,21 @@ WBLAB=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-validate-e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-ok() { echo "ok - $1"; }
-nok() { echo "not ok - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name" "failed: $*"; fi; }
-skip() { echo "ok - $1 # SKIP $2"; }
 
 # usage errors need no root
 "$WBLAB" validate >"$T/o" 2>&1; rc=$?
-check "validate without DIR exits 2" [ "$rc" = 2 ]
+check_cmd "validate without DIR exits 2" [ "$rc" = 2 ]
 "$WBLAB" validate --format xml "$T" >"$T/o" 2>&1; rc=$?
-check "bad --format exits 2 and says why" eval '[ "$rc" = 2 ] && grep -q "format" "$T/o"'
+check_cmd "bad --format exits 2 and says why" eval '[ "$rc" = 2 ] && grep -q "format" "$T/o"'
 "$WBLAB" calibrate "$T/nothing" >"$T/o" 2>&1; rc=$?
-check "calibrate of a missing dir exits 1 with a reason" eval '[ "$rc" = 1 ] && grep -q "nothing" "$T/o"'
+check_cmd "calibrate of a missing dir exits 1 with a reason" eval '[ "$rc" = 1 ] && grep -q "nothing" "$T/o"'
 
 if [ "$(id -u)" != 0 ]; then
 	skip "real run, calibrate and validate" "not root"
 	exit 0
 fi
 
+. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/real_env.sh"
 why=$(real_why_not)
 [ -z "$why" ] && [ ! -e /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ] && why="no blkio throttling"
@@ -44,43 +41,44 @@ restore_knobs() { echo "$old_max" >"$bdi/max_ratio_fine"; echo "$old_strict" >"$
 snapshot >"$T/before"
 "$WBLAB" run -t 10 --image-size 1G --buffer-kb 16384 --device-bw 50 --scratch "$SCRATCH" -o "$T/real" \
 	'ext4-1dd-4k-*-*-20M:10' >"$T/run.out" 2>&1; rc=$?
-check "real run on a device with stale knobs succeeded" [ "$rc" = 0 ] || sed 's/^/#   /' "$T/run.out"
+check_cmd "real run on a device with stale knobs succeeded" [ "$rc" = 0 ]
+[ "$rc" = 0 ] || sed 's/^/#   /' "$T/run.out"
 same_as_before "sysctls, mounts, loop devices, bdi knobs, throttle rules restored"
-check "the stale knobs are back as the run found them" \
+check_cmd "the stale knobs are back as the run found them" \
 	eval '[ "$(cat "$bdi/strict_limit")" = 1 ] && [ "$(cat "$bdi/max_ratio_fine")" = 10000 ]'
 D=$(find "$T/real" -mindepth 2 -maxdepth 2 -type d | head -1)
 [ -n "$D" ] || { nok "real result exists"; restore_knobs; exit 0; }
-check "the run ran under the kernel defaults (env)" \
+check_cmd "the run ran under the kernel defaults (env)" \
 	eval 'grep -qx "bdi.strict_limit = 0" "$D/env" && grep -qx "bdi.max_ratio = 100" "$D/env"'
 stat_of() { awk -v k="$1" '$1 == k { print $2 }' "$D/stats"; }
-check "the 50 MiB/s cap held on the device" awk -v v="$(stat_of dev_write_bw)" 'BEGIN { exit !(v > 0 && v <= 55) }'
-check "the capped writer was throttled" awk -v v="$(stat_of pause_count)" 'BEGIN { exit !(v > 0) }'
-check "the writers' CPU time was recorded" awk -v v="$(stat_of writers_cpu_s)" 'BEGIN { exit !(v > 0) }'
+check_cmd "the 50 MiB/s cap held on the device" awk -v v="$(stat_of dev_write_bw)" 'BEGIN { exit !(v > 0 && v <= 55) }'
+check_cmd "the capped writer was throttled" awk -v v="$(stat_of pause_count)" 'BEGIN { exit !(v > 0) }'
+check_cmd "the writers' CPU time was recorded" awk -v v="$(stat_of writers_cpu_s)" 'BEGIN { exit !(v > 0) }'
 
 # a knob the run is asked for is set for the run and restored after it
 "$WBLAB" run -t 1 --image-size 512M --no-trace --set bdi.strict_limit=1 --set bdi.max_ratio=50 \
 	--scratch "$SCRATCH" -o "$T/asked" 'ext4-1dd-4k-*-*-20M:10' >"$T/o" 2>&1; rc=$?
 A=$(find "$T/asked" -name env | head -1)
-check "--set bdi.KNOB=V: the run exits 0 and ran under the asked knobs" \
+check_cmd "--set bdi.KNOB=V: the run exits 0 and ran under the asked knobs" \
 	eval '[ "$rc" = 0 ] && grep -qx "bdi.strict_limit = 1" "$A" && grep -qx "bdi.max_ratio = 50" "$A"'
 same_as_before "--set bdi.KNOB=V: everything restored"
 restore_knobs
 
 "$WBLAB" calibrate "$D" >"$T/cal" 2>&1; rc=$?
-check "calibrate exits 0" [ "$rc" = 0 ]
-check "calibrate prints --set lines" grep -qE '^--set cpu_page_ns=[0-9.]+$' "$T/cal"
-check "calibrate writes DIR/calibration" grep -qE '^cpu_page_ns = [0-9.]+$' "$D/calibration"
+check_cmd "calibrate exits 0" [ "$rc" = 0 ]
+check_cmd "calibrate prints --set lines" grep -qE '^--set cpu_page_ns=[0-9.]+$' "$T/cal"
+check_cmd "calibrate writes DIR/calibration" grep -qE '^cpu_page_ns = [0-9.]+$' "$D/calibration"
 set_args=$(grep '^--set' "$T/cal" | tr '\n' ' ')
 # shellcheck disable=SC2086
 "$WBLAB" sim -k current -t 5 --no-trace -o "$T/sim" $set_args 'ext4-1dd-4k-2p-4096M-100M:10' >"$T/o" 2>&1
-check "the --set lines are accepted by wblab sim" [ $? = 0 ]
+check_cmd "the --set lines are accepted by wblab sim" [ $? = 0 ]
 
 "$WBLAB" validate --format tsv -o "$T/val" "$D" >"$T/tsv" 2>"$T/err"; rc=$?
-check "validate exits 0" [ "$rc" = 0 ]
-check "validate prints 6 tsv lines" [ "$(wc -l <"$T/tsv")" = 6 ]
-check "tsv lines have 5 fields" awk -F'\t' 'NF != 5 { exit 1 }' "$T/tsv"
-check "the simulated result is kept under -o" test -s "$(find "$T/val" -name stats | head -1)"
-check "calibrate takes the cap as the device rate" grep -qx -- '--set disk.bw_mbps=50' "$T/cal"
+check_cmd "validate exits 0" [ "$rc" = 0 ]
+check_cmd "validate prints 6 tsv lines" [ "$(wc -l <"$T/tsv")" = 6 ]
+check_cmd "tsv lines have 5 fields" awk -F'\t' 'NF != 5 { exit 1 }' "$T/tsv"
+check_cmd "the simulated result is kept under -o" test -s "$(find "$T/val" -name stats | head -1)"
+check_cmd "calibrate takes the cap as the device rate" grep -qx -- '--set disk.bw_mbps=50' "$T/cal"
 # every ratio finite and positive: both writers were throttled by the capped device
 finite() {  # metric
 	awk -F'\t' -v m="$1" '$2 == m { found = 1; r = $5
@@ -88,16 +86,16 @@ finite() {  # metric
 		END { exit !(found && !bad) }' "$T/tsv"
 }
 for m in write_bw nr_dirty_mean_pages nr_dirty_p95_pages pause_ms_mean task_ratelimit_steady_kbps fairness_jain; do
-	check "$m ratio finite and > 0" finite "$m"
+	check_cmd "$m ratio finite and > 0" finite "$m"
 done
 ls -d /tmp/wblab-validate.* 2>/dev/null | sort >"$T/tmp.before"
 "$WBLAB" validate "$D" >"$T/table" 2>&1
 ls -d /tmp/wblab-validate.* 2>/dev/null | sort >"$T/tmp.after"
-check "table form marks the targets" grep -qE ' (ok|MISS)$' "$T/table"
-check "validate without -o removes its temporary results" eval '! comm -13 "$T/tmp.before" "$T/tmp.after" | grep -q .'
+check_cmd "table form marks the targets" grep -qE ' (ok|MISS)$' "$T/table"
+check_cmd "validate without -o removes its temporary results" eval '! comm -13 "$T/tmp.before" "$T/tmp.after" | grep -q .'
 "$WBLAB" validate --report "$T/val.html" "$D" >/dev/null 2>"$T/rep.err"; rc=$?
-check "validate --report exits 0" [ "$rc" = 0 ]
-check "report overlays the simulated run on the real graphs" \
+check_cmd "validate --report exits 0" [ "$rc" = 0 ]
+check_cmd "report overlays the simulated run on the real graphs" \
 	eval 'grep -q "Overlay: current" "$T/val.html" && [ -s "$D/plots/overlay-current/global_dirty_state.svg" ]'
-check "report holds the real and the simulated result" \
+check_cmd "report holds the real and the simulated result" \
 	eval 'grep -q "$(uname -r)" "$T/val.html" && grep -q ">current<\|kernel <b>current" "$T/val.html"'
