@@ -220,7 +220,7 @@ static int run_seed(int argc, char **argv)
 				.kernel_name = seed_kernels[k], .p = &p, .seed = rng_seed, .runtime = runtime,
 				.out = out, .no_trace = no_trace, .argc = argc, .argv = argv };
 	}
-	if (simulate_all(js, 2 * NSEED, (int)jobs))
+	if (simulate_all(js, 2 * NSEED, (int)jobs, 1))
 		return 1;
 	char *dirs[2 * NSEED];
 	result_dirs(out, js, 0, dirs);

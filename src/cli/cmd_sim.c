@@ -1,10 +1,9 @@
 /* wblab sim: simulate CASEs under throttling models into result directories. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
-#include "sim_options.h"
+#include "sim_matrix.h"
 #include "../sim/sim.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
@@ -15,18 +14,17 @@ static void usage(FILE *f)
 	fputs("usage: wblab sim [options] CASE...\n"
 	      "Simulate dd writers on Linux's buffered-write path under one or more throttling\n"
 	      "models, deterministically.  Each (case, kernel) writes OUT/GROUP/CASE-KERNEL/ with\n"
-	      "trace (ftrace text, that kernel's formats), stats, params, meta and cmdline.\n\n"
-	      "  -k, --kernel LIST   comma-separated models (default: 3.1-vanilla,3.2-ioless)\n"
-	      "  -t, --runtime SEC   simulated seconds per case (default 300)\n"
-	      "  -o, --out DIR       results root (default ./results)\n"
-	      "      --seed N        RNG seed (default 1); same inputs + seed = identical files\n"
-	      "      --set KEY=VAL   override a model parameter (repeatable; list below)\n"
-	      "  -j, --jobs N        cases run in parallel (default: number of CPUs)\n"
-	      "      --no-trace      skip the trace file (stats are still computed)\n\n"
-	      "CASE = [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG, e.g.\n"
+	      "trace (ftrace text, that kernel's formats), stats, params, meta and cmdline (the\n"
+	      "command that makes exactly that result; 'wblab rerun DIR' checks it).\n\n", f);
+	fputs(sim_matrix_usage, f);
+	fputs("\nCASE = [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG, e.g.\n"
 	      "  thresh=100M/ext4-10dd-4k-8p-4096M-100M:10\n"
 	      "THRESH/BG with a unit (K/M/G) are vm.dirty_bytes / dirty_background_bytes, bare\n"
 	      "numbers vm.dirty_ratio / dirty_background_ratio.  GROUP defaults to thresh=THRESH.\n"
+	      "A CASE may be a matrix, expanded by wblab (quote it): brace lists and ranges,\n"
+	      "  '{ext4,xfs}-{1,2,10}dd-4k-8p-4096M-{1M,10M,100M,1G}:10'   (24 cases)\n"
+	      "  'ext4-{1..4}dd-4k-8p-4096M-100M:10'\n"
+	      "and a bare comma list in one field means the same: 'ext4,xfs-1dd-...'.\n"
 	      "FS ext2/ext3/ext4/xfs/btrfs all use the same disk model for now (one request\n"
 	      "queue, sequential bandwidth, a seek between files); nfs is an NFSv3 mount over\n"
 	      "a gigabit link to a one-disk server (see docs/nfs-model.md).\n"
@@ -37,103 +35,21 @@ static void usage(FILE *f)
 	params_list(f);
 }
 
-static int parse_kernels(char *list, const struct throttle_model **out, int max)
-{
-	int n = 0;
-	for (char *save = NULL, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-		const struct throttle_model *m = throttle_lookup(k);
-		if (!m) {
-			wb_error("unknown kernel model '%s' (see 'wblab sim --help')", k);
-			return -1;
-		}
-		if (n == max) {
-			wb_error("too many kernel models");
-			return -1;
-		}
-		out[n++] = m;
-	}
-	if (!n)
-		wb_error("--kernel: empty list");
-	return n ? n : -1;
-}
-
 static int run_sim(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "kernel", required_argument, NULL, 'k' }, { "runtime", required_argument, NULL, 't' },
-		{ "out", required_argument, NULL, 'o' },    { "seed", required_argument, NULL, 'S' },
-		{ "set", required_argument, NULL, 's' },    { "jobs", required_argument, NULL, 'j' },
-		{ "no-trace", no_argument, NULL, 'n' },     { NULL, 0, NULL, 0 },
-	};
-	char kernels[512] = "3.1-vanilla,3.2-ioless", err[512];
-	const char *out = "results";
-	double runtime = 300;
-	uint64_t seed = 1, jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
-	int no_trace = 0, c;
-	struct sim_params p;
-	params_defaults(&p);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+k:t:o:j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-		case 'j':
-		case 'S':
-		case 's':
-			if (sim_common_option(c, optarg, &runtime, &jobs, &seed, &p))
-				return EXIT_USAGE;
-			break;
-		case 'k':
-			snprintf(kernels, sizeof(kernels), "%s", optarg);
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'n':
-			no_trace = 1;
-			break;
-		default:
-			wb_error("sim: unknown or incomplete option '%s' (see 'wblab sim --help')",
-				 argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		usage(stderr);
+	static struct sim_matrix m;
+	struct sim_job *js;
+	int n;
+	if (sim_matrix_parse(&m, argc, argv)) {
+		case_list_free(&m.cases);
 		return EXIT_USAGE;
 	}
-	const struct throttle_model *models[16];
-	int nm = parse_kernels(kernels, models, 16);
-	if (nm < 0)
+	if (sim_matrix_jobs(&m, &js, &n))
 		return EXIT_USAGE;
-	int ncase = argc - optind;
-	struct sim_job *js = calloc((size_t)(ncase * nm), sizeof(*js));
-	if (!js) {
-		wb_error("out of memory");
-		return 1;
-	}
-	int n = 0;
-	for (int i = 0; i < ncase; i++) {
-		struct wb_case cs;
-		if (case_parse(argv[optind + i], &cs, err, sizeof(err))) {
-			wb_error("%s", err);
-			free(js);
-			return EXIT_USAGE;
-		}
-		if (sim_check(&cs, &p, err, sizeof(err))) {
-			wb_error("%s", err);
-			free(js);
-			return EXIT_USAGE;
-		}
-		for (int k = 0; k < nm; k++)
-			js[n++] = (struct sim_job){ .c = cs, .model = models[k],
-				.kernel_name = models[k]->name, .p = &p, .seed = seed, .runtime = runtime,
-				.out = out, .no_trace = no_trace, .argc = argc, .argv = argv };
-	}
-	int failed = simulate_all(js, n, (int)jobs);
+	int failed = simulate_all(js, n, (int)m.jobs, !m.quiet);
 	for (int i = 0; i < n && !failed; i++)
-		printf("%s/%s/%s-%s\n", out, js[i].c.group, js[i].c.name, js[i].kernel_name);
-	free(js);
+		printf("%s/%s/%s-%s\n", m.out, js[i].c.group, js[i].c.name, js[i].kernel_name);
+	sim_matrix_free(&m, js, n);
 	return failed ? 1 : 0;
 }
 

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "simulate.h"
 #include "sim.h"
@@ -104,12 +105,35 @@ out:
 	return rc;
 }
 
-int simulate_all(const struct sim_job *js, int n, int jobs)
+/* "N/M cases, ETA" on a terminal's stderr, one line rewritten in place. */
+static void progress(int done, int n, double t0, int on)
 {
-	int failed = 0, running = 0, next = 0;
+	if (!on || n < 2)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double el = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 - t0;
+	if (done < n && done > 0)
+		fprintf(stderr, "\r%d/%d cases, ETA %.0f s   ", done, n, el / done * (n - done));
+	else if (done < n)
+		fprintf(stderr, "\r%d/%d cases   ", done, n);
+	else
+		fprintf(stderr, "\r%d/%d cases in %.1f s   \n", done, n, el);
+}
+
+int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
+{
+	int failed = 0, running = 0, next = 0, done = 0;
+	int on = show_progress && isatty(STDERR_FILENO);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	progress(0, n, t0, on);
 	if (jobs <= 1) {
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			failed += simulate_one(&js[i]);
+			progress(++done, n, t0, on);
+		}
 		return failed;
 	}
 	fflush(NULL);
@@ -120,6 +144,7 @@ int simulate_all(const struct sim_job *js, int n, int jobs)
 				_exit(simulate_one(&js[next]) ? 1 : 0);
 			if (pid < 0) {
 				failed += simulate_one(&js[next]);
+				progress(++done, n, t0, on);
 			} else {
 				running++;
 			}
@@ -132,6 +157,7 @@ int simulate_all(const struct sim_job *js, int n, int jobs)
 		running--;
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			failed++;
+		progress(++done, n, t0, on);
 	}
 	return failed;
 }

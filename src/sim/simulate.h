@@ -22,7 +22,8 @@ struct sim_job {
 
 /* Returns 0, or 1 with a one-line message printed. */
 int simulate_one(const struct sim_job *j);
-/* Runs jobs on up to `jobs` processes; returns the number that failed. */
-int simulate_all(const struct sim_job *js, int n, int jobs);
+/* Runs jobs on up to `jobs` processes; returns the number that failed.
+ * With show_progress, a "N/M cases, ETA" line on stderr when it is a terminal. */
+int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress);
 
 #endif

@@ -1,0 +1,54 @@
+/* wblab jobs: a sweep as a job list for the engines people already use. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "sim_matrix.h"
+#include "../util/shellword.h"
+#include "../util/util.h"
+
+static int run_jobs(int argc, char **argv)
+{
+	static struct sim_matrix m;
+	struct sim_job *js;
+	int n;
+	if (sim_matrix_parse(&m, argc, argv)) {
+		case_list_free(&m.cases);
+		return EXIT_USAGE;
+	}
+	if (sim_matrix_jobs(&m, &js, &n))
+		return EXIT_USAGE;
+	for (int i = 0; i < n; i++) {
+		shell_join(stdout, js[i].argc, js[i].argv);
+		putchar('\n');
+	}
+	sim_matrix_free(&m, js, n);
+	return fflush(stdout) ? 1 : 0;
+}
+
+static const char usage[] =
+	"usage: wblab jobs [sim options] CASE...\n"
+	"\n"
+	"Prints the sweep 'wblab sim [options] CASE...' would run as a job list: one\n"
+	"self-contained command per (case, model), each making exactly one result\n"
+	"directory OUT/GROUP/CASE-KERNEL, so results from many machines merge into one\n"
+	"root by copying the trees together, and 'wblab compare ROOT' over the merged\n"
+	"tree gives the table one local run gives.  The commands call 'wblab' from PATH.\n"
+	"Options and CASE matrices are those of 'wblab sim' (see 'wblab sim --help');\n"
+	"--shard I/N prints only the I-th of N slices.\n"
+	"\n"
+	"  GNU parallel:  wblab jobs -o results CASES... > jobs.txt\n"
+	"                 parallel -j 8 --joblog jobs.log < jobs.txt\n"
+	"                 (parallel --resume-failed --joblog jobs.log < jobs.txt reruns\n"
+	"                 the failed ones)\n"
+	"  Slurm array:   sbatch --array=1-$(wc -l < jobs.txt) scripts/slurm-array.sh jobs.txt\n"
+	"                 (each task runs line $SLURM_ARRAY_TASK_ID; pack jobs shorter\n"
+	"                 than a few seconds with parallel inside one allocation)\n"
+	"  HTCondor:      executable = scripts/run-job.sh\n"
+	"                 arguments  = $(Process) jobs.txt\n"
+	"                 queue N    (N = the number of lines; line Process + 1 runs)\n"
+	"  Without an engine: wblab sim --shard I/N ... on machine I of N.\n"
+	"\n"
+	"Exit status: 0; 2 bad options or CASE.\n";
+
+const struct wb_command cmd_jobs = { "jobs", "print a sweep as a job list (GNU parallel, Slurm, HTCondor)",
+				     usage, run_jobs };

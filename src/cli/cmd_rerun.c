@@ -1,0 +1,165 @@
+/* wblab rerun: run a simulated result's cmdline again and check it gives the
+ * same files, byte for byte. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "commands.h"
+#include "../util/shellword.h"
+#include "../util/util.h"
+
+/* The files a simulated run writes, cmdline aside (it names the -o root). */
+static const char *const produced[] = { "stats", "params", "meta", "trace", "mountstats" };
+
+static int read_line(const char *path, char *buf, size_t n, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	struct stat st;
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path, f ? "not a regular file" : strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (!fgets(buf, (int)n, f) || (strlen(buf) == n - 1 && buf[n - 2] != '\n')) {
+		snprintf(err, errlen, "%s: empty, or a line over %zu bytes", path, n - 1);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* 1 when a and b hold the same bytes (both missing counts as the same). */
+static int same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	int same = !fa && !fb;
+	if (fa && fb) {
+		int ca, cb;
+		do {
+			ca = getc(fa);
+			cb = getc(fb);
+		} while (ca == cb && ca != EOF);
+		same = ca == cb;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+static int run_child(char **argv)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0)
+			dup2(fd, 1);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_rerun(int argc, char **argv)
+{
+	int keep = argc == 3 && strcmp(argv[1], "-k") == 0;
+	if (argc != 2 + keep) {
+		wb_error("rerun: usage: wblab rerun [-k] DIR");
+		return EXIT_USAGE;
+	}
+	const char *dir = argv[1 + keep];
+	char path[4200], line[16384], err[4600];
+	snprintf(path, sizeof(path), "%s/cmdline", dir);
+	int wc;
+	char **w;
+	if (read_line(path, line, sizeof(line), err, sizeof(err)) ||
+	    shell_split(line, &wc, &w, err, sizeof(err))) {
+		wb_error("rerun: %s", err);
+		return 1;
+	}
+	int oi = -1;
+	for (int i = 2; i + 1 < wc; i++)
+		if (strcmp(w[i], "-o") == 0 || strcmp(w[i], "--out") == 0)
+			oi = i + 1;
+	if (wc < 3 || strcmp(w[0], "wblab") != 0 || strcmp(w[1], "sim") != 0 || oi < 0) {
+		wb_error("rerun: %s is not the cmdline of one simulated result ('wblab sim ... -o "
+			 "DIR CASE'); only simulated results rerun", path);
+		shell_words_free(wc, w);
+		return 1;
+	}
+	char tmp[] = "/tmp/wblab-rerun.XXXXXX";
+	if (!mkdtemp(tmp)) {
+		wb_error("rerun: cannot make a temporary dir: %s", strerror(errno));
+		shell_words_free(wc, w);
+		return 1;
+	}
+	char *out = w[oi];
+	w[oi] = tmp;
+	int rc = run_child(w);
+	w[oi] = out;
+	/* where the rerun put it: the same GROUP/CASE-KERNEL below the new root */
+	char rel[4200], base[4200];
+	snprintf(base, sizeof(base), "%s", dir);
+	size_t bl = strlen(base);
+	while (bl > 1 && base[bl - 1] == '/')
+		base[--bl] = 0;
+	char *leaf = strrchr(base, '/');
+	char *grp = NULL;
+	if (leaf) {
+		*leaf = 0;
+		grp = strrchr(base, '/');
+		*leaf = '/';
+	}
+	snprintf(rel, sizeof(rel), "%s/%s", tmp, grp ? grp + 1 : base);
+	int differ = 0, files = 0;
+	if (rc != 0) {
+		wb_error("rerun: the command failed (status %d): %s", rc, line);
+		differ = -1;
+	}
+	for (size_t i = 0; !differ && i < ARRAY_SIZE(produced); i++) {
+		char a[4300], b[4400];
+		snprintf(a, sizeof(a), "%s/%s", dir, produced[i]);
+		snprintf(b, sizeof(b), "%s/%s", rel, produced[i]);
+		if (access(a, F_OK) && access(b, F_OK))
+			continue;
+		files++;
+		if (!same_file(a, b)) {
+			printf("%s: %s differs from the rerun (%s)\n", dir, produced[i], b);
+			differ = 1;
+		}
+	}
+	if (!differ)
+		printf("%s: identical to its rerun (%d files)\n", dir, files);
+	if (keep)
+		printf("rerun kept in %s\n", rel);
+	else
+		remove_tree(tmp);
+	shell_words_free(wc, w);
+	return differ ? 1 : 0;
+}
+
+static const char usage[] =
+	"usage: wblab rerun [-k] DIR\n"
+	"\n"
+	"Runs the command in DIR/cmdline again (a simulated result's: 'wblab sim ... -o\n"
+	"ROOT CASE', the command that makes exactly that one result) into a temporary\n"
+	"root, and checks that stats, params, meta, trace and mountstats come out byte\n"
+	"for byte the same.  -k keeps the rerun and prints where.\n"
+	"\n"
+	"Exit status: 0 identical; 1 a file differs, or the command failed or is not a\n"
+	"simulated result's; 2 bad usage.\n";
+
+const struct wb_command cmd_rerun = { "rerun", "rerun a simulated result's cmdline and check it is byte-identical",
+				      usage, run_rerun };

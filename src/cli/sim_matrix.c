@@ -1,0 +1,236 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sim_matrix.h"
+#include "sim_options.h"
+#include "../sim/sim.h"
+#include "../throttle/throttle.h"
+#include "../util/util.h"
+
+const char sim_matrix_usage[] =
+	"  -k, --kernel LIST   comma-separated models, or 'all' (default:\n"
+	"                      3.1-vanilla,3.2-ioless)\n"
+	"  -t, --runtime SEC   simulated seconds per case (default 300)\n"
+	"  -o, --out DIR       results root (default ./results)\n"
+	"      --seed N        RNG seed (default 1); same inputs + seed = identical files\n"
+	"      --set KEY=VAL   override a model parameter (repeatable; list below)\n"
+	"  -j, --jobs N        cases run in parallel (default: number of CPUs)\n"
+	"      --no-trace      skip the trace file (stats are still computed)\n"
+	"      --cases-from F  also the cases listed in file F, one per line ('#'\n"
+	"                      comments, blank lines), each expanded as below\n"
+	"      --shard I/N     only the I-th of N slices of the (case, model) jobs:\n"
+	"                      N shards together run every job exactly once\n"
+	"  -q, --quiet         no progress line on a terminal\n";
+
+static int parse_kernels(struct sim_matrix *m, const char *arg)
+{
+	char list[512];
+	snprintf(list, sizeof(list), "%s", arg);
+	m->nm = 0;
+	if (strcmp(list, "all") == 0) {
+		for (const struct throttle_model *const *t = throttle_models(); *t; t++)
+			if (!(*t)->alias_of && m->nm < SIM_MAX_MODELS)
+				m->models[m->nm++] = *t;
+		return 0;
+	}
+	for (char *save = NULL, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		const struct throttle_model *t = throttle_lookup(k);
+		if (!t) {
+			wb_error("unknown kernel model '%s' (see 'wblab sim --help')", k);
+			return -1;
+		}
+		if (m->nm == SIM_MAX_MODELS) {
+			wb_error("too many kernel models");
+			return -1;
+		}
+		m->models[m->nm++] = t;
+	}
+	if (!m->nm) {
+		wb_error("--kernel: empty list");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_shard(struct sim_matrix *m, const char *arg)
+{
+	unsigned i, n;
+	char end;
+	if (sscanf(arg, "%u/%u%c", &i, &n, &end) != 2 || n < 1 || n > 1000000 || i < 1 || i > n) {
+		wb_error("--shard: '%s' is not I/N with 1 <= I <= N", arg);
+		return -1;
+	}
+	m->shard_i = (int)i;
+	m->shard_n = (int)n;
+	return 0;
+}
+
+enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD };
+
+int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "kernel", required_argument, NULL, 'k' }, { "runtime", required_argument, NULL, 't' },
+		{ "out", required_argument, NULL, 'o' },    { "seed", required_argument, NULL, O_SEED },
+		{ "set", required_argument, NULL, O_SET },  { "jobs", required_argument, NULL, 'j' },
+		{ "no-trace", no_argument, NULL, O_NOTRACE },
+		{ "cases-from", required_argument, NULL, O_CASES },
+		{ "shard", required_argument, NULL, O_SHARD }, { "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *kernels = "3.1-vanilla,3.2-ioless";
+	char err[512];
+	memset(m, 0, sizeof(*m));
+	m->out = "results";
+	m->runtime = 300;
+	m->seed = 1;
+	m->jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	params_defaults(&m->p);
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "+k:t:o:j:q", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+		case 'j':
+		case O_SEED:
+		case O_SET:
+			if (sim_common_option(c, optarg, &m->runtime, &m->jobs, &m->seed, &m->p))
+				return -1;
+			if (c == O_SET) {
+				if (m->nsets == SIM_MAX_SETS) {
+					wb_error("too many --set options (at most %d)", SIM_MAX_SETS);
+					return -1;
+				}
+				m->sets[m->nsets++] = optarg;
+			}
+			break;
+		case 'k': kernels = optarg; break;
+		case 'o':
+			if (!*optarg) {
+				wb_error("%s: -o needs a directory, got ''", argv[0]);
+				return -1;
+			}
+			m->out = optarg;
+			break;
+		case O_NOTRACE: m->no_trace = 1; break;
+		case 'q': m->quiet = 1; break;
+		case O_SHARD:
+			if (parse_shard(m, optarg))
+				return -1;
+			break;
+		case O_CASES:
+			if (case_expand_file(optarg, &m->cases, err, sizeof(err))) {
+				wb_error("--cases-from %s", err);
+				return -1;
+			}
+			break;
+		default:
+			wb_error("%s: unknown or incomplete option '%s' (see 'wblab %s --help')",
+				 argv[0], argv[optind - 1], argv[0]);
+			return -1;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		if (case_expand(argv[i], &m->cases, err, sizeof(err))) {
+			wb_error("CASE '%s': %s", argv[i], err);
+			return -1;
+		}
+	if (!m->cases.n) {
+		wb_error("%s: no CASE (see 'wblab %s --help')", argv[0], argv[0]);
+		return -1;
+	}
+	return parse_kernels(m, kernels);
+}
+
+/* The command that makes exactly job j's result. */
+static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int *argc)
+{
+	char **v = calloc((size_t)(16 + 2 * m->nsets), sizeof(*v));
+	char num[64], cs[512];
+	int n = 0;
+	if (!v)
+		return NULL;
+	v[n++] = strdup("wblab");
+	v[n++] = strdup("sim");
+	v[n++] = strdup("-k");
+	v[n++] = strdup(j->kernel_name);
+	snprintf(num, sizeof(num), "%.17g", m->runtime);
+	v[n++] = strdup("-t");
+	v[n++] = strdup(num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)m->seed);
+	v[n++] = strdup("--seed");
+	v[n++] = strdup(num);
+	for (int i = 0; i < m->nsets; i++) {
+		v[n++] = strdup("--set");
+		v[n++] = strdup(m->sets[i]);
+	}
+	if (m->no_trace)
+		v[n++] = strdup("--no-trace");
+	v[n++] = strdup("-o");
+	v[n++] = strdup(m->out);
+	snprintf(cs, sizeof(cs), "%s/%s", j->c.group, j->c.name);
+	v[n++] = strdup(cs);
+	for (int i = 0; i < n; i++)
+		if (!v[i]) {
+			for (int k = 0; k < n; k++)
+				free(v[k]);
+			free(v);
+			return NULL;
+		}
+	*argc = n;
+	return v;
+}
+
+int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
+{
+	char err[512];
+	int total = m->cases.n * m->nm, n = 0;
+	struct sim_job *js = calloc((size_t)(total ? total : 1), sizeof(*js));
+	*jsp = NULL;
+	*np = 0;
+	if (!js) {
+		wb_error("out of memory");
+		return -1;
+	}
+	for (int i = 0; i < m->cases.n; i++) {
+		struct wb_case cs;
+		if (case_parse(m->cases.v[i], &cs, err, sizeof(err)) ||
+		    sim_check(&cs, &m->p, err, sizeof(err))) {
+			wb_error("%s", err);
+			sim_matrix_free(m, js, n);
+			return -1;
+		}
+		for (int k = 0; k < m->nm; k++) {
+			int idx = i * m->nm + k;
+			if (m->shard_n && idx % m->shard_n != m->shard_i - 1)
+				continue;
+			struct sim_job *j = &js[n];
+			*j = (struct sim_job){ .c = cs, .model = m->models[k],
+				.kernel_name = m->models[k]->name, .p = &m->p, .seed = m->seed,
+				.runtime = m->runtime, .out = m->out, .no_trace = m->no_trace };
+			if (!(j->argv = job_argv(m, j, &j->argc))) {
+				wb_error("out of memory");
+				sim_matrix_free(m, js, n);
+				return -1;
+			}
+			n++;
+		}
+	}
+	*jsp = js;
+	*np = n;
+	return 0;
+}
+
+void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n)
+{
+	for (int i = 0; js && i < n; i++) {
+		for (int k = 0; k < js[i].argc; k++)
+			free(js[i].argv[k]);
+		free(js[i].argv);
+	}
+	free(js);
+	case_list_free(&m->cases);
+}

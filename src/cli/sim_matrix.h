@@ -1,0 +1,39 @@
+/* The command line of `wblab sim` and `wblab jobs`: options, the models, and
+ * the CASE matrix (brace lists and ranges, --cases-from FILE), turned into one
+ * job per (case, model), each with the canonical command that makes exactly
+ * that one result (recorded as its `cmdline`, printed by `wblab jobs`). */
+#ifndef WBLAB_SIM_MATRIX_H
+#define WBLAB_SIM_MATRIX_H
+#include <stdint.h>
+#include "../sim/params.h"
+#include "../sim/simulate.h"
+#include "../util/case_expand.h"
+
+#define SIM_MAX_SETS 64
+#define SIM_MAX_MODELS 16
+
+struct sim_matrix {
+	const char *out;
+	double runtime;
+	uint64_t seed, jobs;
+	int no_trace, quiet;
+	int shard_i, shard_n;              /* 1-based slice i of n; n 0: all */
+	struct sim_params p;
+	int nsets;
+	const char *sets[SIM_MAX_SETS];    /* --set KEY=VAL as given, in order */
+	int nm;
+	const struct throttle_model *models[SIM_MAX_MODELS];
+	struct case_list cases;
+};
+
+/* Parses argv (argv[0] the command name).  0, or -1 after printing a one-line
+ * error (the caller exits EXIT_USAGE). */
+int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv);
+/* The jobs of m's slice (all of them without --shard), each with its own
+ * argv.  0, or -1 after printing why.  Free with sim_matrix_free. */
+int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **js, int *n);
+void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n);
+/* The option lines both commands' --help share. */
+extern const char sim_matrix_usage[];
+
+#endif

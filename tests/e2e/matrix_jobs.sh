@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Matrices and scale-out: CASE brace lists and ranges expanded by wblab, -k all,
+# --cases-from, the job list of 'wblab jobs' (golden), its execution through GNU
+# parallel merged and compared byte-identically with a local run, --shard
+# coverage, and 'wblab rerun' catching a changed result.
+. "$(dirname "$0")/lib.sh"
+W=${WBLAB:?set WBLAB to the wblab binary}
+e2e_scratch matrix
+cd "$T" || exit 1
+mkdir bin && ln -s "$W" bin/wblab
+export PATH="$T/bin:$PATH"
+M='{ext4,xfs}-{1,2}dd-4k-8p-4096M-{1M,10M}:10'
+
+wblab jobs -t 5 -k 3.2-ioless,current -o results "$M" >jobs.txt 2>err; rc=$?
+check "jobs exits 0 and prints 16 commands for a 2x2x2 matrix x 2 models" '[ $rc = 0 ] && [ "$(wc -l <jobs.txt)" = 16 ] && [ ! -s err ]'
+cat >golden <<'G'
+wblab sim -k 3.2-ioless -t 5 --seed 1 -o results thresh=1M/ext4-1dd-4k-8p-4096M-1M:10
+wblab sim -k current -t 5 --seed 1 -o results thresh=1M/ext4-1dd-4k-8p-4096M-1M:10
+wblab sim -k 3.2-ioless -t 5 --seed 1 -o results thresh=10M/ext4-1dd-4k-8p-4096M-10M:10
+wblab sim -k current -t 5 --seed 1 -o results thresh=10M/ext4-1dd-4k-8p-4096M-10M:10
+wblab sim -k 3.2-ioless -t 5 --seed 1 -o results thresh=1M/ext4-2dd-4k-8p-4096M-1M:10
+G
+check "the job list is in matrix order, one self-contained command a line (golden)" 'head -5 jobs.txt | cmp -s - golden'
+check "the last job is xfs 2dd 10M under current" '[ "$(tail -1 jobs.txt)" = "wblab sim -k current -t 5 --seed 1 -o results thresh=10M/xfs-2dd-4k-8p-4096M-10M:10" ]'
+wblab jobs -t 5 --set disk.bw_mbps=40 --no-trace -k 3.2-ioless -o 'r s' 'ext4-1dd-4k-8p-4096M-1M:10' >j2.txt
+check "--set, --no-trace and a quoted -o are carried into each job" \
+	'[ "$(cat j2.txt)" = "wblab sim -k 3.2-ioless -t 5 --seed 1 --set disk.bw_mbps=40 --no-trace -o '"'"'r s'"'"' thresh=1M/ext4-1dd-4k-8p-4096M-1M:10" ]'
+
+for i in 1 2 3; do wblab jobs -t 5 -k 3.2-ioless,current -o results --shard $i/3 "$M"; done >shards.txt
+check "three shards hold every job exactly once" 'sort shards.txt | cmp -s - <(sort jobs.txt) && [ "$(sort shards.txt | uniq -d | wc -l)" = 0 ]'
+wblab jobs --shard 4/3 "$M" >o 2>&1; rc=$?
+check "--shard 4/3 is refused" '[ $rc = 2 ] && grep -q "shard" o'
+wblab jobs -k all -t 5 'ext4-1dd-4k-8p-4096M-1M:10' >all.txt
+check "-k all gives one job per model of 'wblab sim --help' (aliases aside)" \
+	'[ "$(wc -l <all.txt)" = "$(wblab sim --help | sed -n "/^models:/,/^$/p" | grep "^  " | grep -vc "alias of")" ] && [ "$(wc -l <all.txt)" -ge 4 ]'
+
+mkdir local par
+(cd local && wblab sim -q -j2 -t 5 -k 3.2-ioless,current -o results "$M" >/dev/null 2>../local.err)
+check "a local -j2 run of the matrix exits 0 with nothing on stderr (not a terminal)" '[ ! -s local.err ] && [ "$(ls local/results/*/ | grep -c 3.2-ioless)" = 8 ]'
+if command -v parallel >/dev/null; then
+	(cd par && parallel -j2 --joblog ../jobs.log <../jobs.txt >/dev/null 2>&1)
+	check "GNU parallel ran all 16 jobs" '[ "$(awk "NR > 1 && \$7 == 0" jobs.log | wc -l)" = 16 ]'
+	check "parallel's merged tree is byte-identical to the local run (cmdline too)" 'diff -r local/results par/results >/dev/null'
+	wblab compare local/results >c1 2>&1; wblab compare par/results >c2 2>&1
+	check "compare over the merged tree prints the local table" 'cmp -s c1 c2 && [ -s c1 ]'
+else
+	skip "GNU parallel runs" "parallel not installed"
+fi
+
+printf '# two cases\next4-{1,2}dd-4k-8p-4096M-1M:10   # braces work here too\n\nxfs-1dd-4k-8p-4096M-1M:10\n' >cases.txt
+wblab jobs -k 3.2-ioless -t 5 --cases-from cases.txt >cf.txt
+check "--cases-from reads cases, comments and braces" '[ "$(wc -l <cf.txt)" = 3 ] && grep -q "xfs-1dd" cf.txt'
+printf 'ext4-1dd-4k-8p-4096M-1M:10\n{broken\n' >bad.txt
+wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
+check "a bad line in --cases-from is named file:line" '[ $rc = 2 ] && grep -q "bad.txt:2:" o'
+wblab sim -t 5 -o x '{ext4' >o 2>&1; rc=$?
+check "an unbalanced brace is a usage error" '[ $rc = 2 ] && grep -q "without" o'
+
+R=local/results/thresh=1M/ext4-1dd-4k-8p-4096M-1M:10-3.2-ioless
+wblab rerun "$R" >o 2>&1; rc=$?
+check "rerun of a simulated result: identical" '[ $rc = 0 ] && grep -q "identical to its rerun" o'
+sed -i 's/^write_bw .*/write_bw 1.0000/' "$R/stats"
+wblab rerun "$R" >o 2>&1; rc=$?
+check "rerun catches a changed stats file" '[ $rc = 1 ] && grep -q "stats differs" o'
+echo 'wblab sim $(reboot)' >"$R/cmdline"
+wblab rerun "$R" >o 2>&1; rc=$?
+check "rerun refuses a cmdline with shell constructs" '[ $rc = 1 ] && grep -q "shell construct" o'
