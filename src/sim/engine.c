@@ -4,20 +4,76 @@
 #include <string.h>
 #include "sim.h"
 
+/* One heap slot per thread (its next resume) and per timer (its expiry),
+ * moved in place when it is rescheduled and taken out when cancelled, so the
+ * heap holds only live events: a thread woken twice, or a timer re-armed,
+ * leaves no stale entry behind to be popped and skipped.  Calls (sim_call_at)
+ * are one-shot and have no owner.  Order is (time, sequence), the sequence
+ * taken when an event is (re)scheduled, exactly as if a new entry had been
+ * pushed and the old one skipped, so runs stay byte-identical. */
 enum heap_kind { HK_RESUME, HK_CALL, HK_TIMER };
 
 struct heap_ent {
 	ktime_t t;
 	uint64_t seq;
-	enum heap_kind kind;
-	uint64_t gen;
 	void *ptr;
 	void (*fn)(struct sim *, void *);
+	enum heap_kind kind;
 };
 
 static int ent_less(const struct heap_ent *a, const struct heap_ent *b)
 {
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+/* where the owner of an entry keeps its position, NULL for a call */
+static size_t *owner_pos(const struct heap_ent *e)
+{
+	if (e->kind == HK_RESUME)
+		return &((struct sthread *)e->ptr)->heap_pos;
+	if (e->kind == HK_TIMER)
+		return &((struct sim_timer *)e->ptr)->heap_pos;
+	return NULL;
+}
+
+static void heap_set(struct sim *s, size_t i, const struct heap_ent *e)
+{
+	s->heap[i] = *e;
+	size_t *pos = owner_pos(e);
+	if (pos)
+		*pos = i + 1;
+}
+
+static void sift_up(struct sim *s, size_t i, struct heap_ent e)
+{
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!ent_less(&e, &s->heap[parent]))
+			break;
+		heap_set(s, i, &s->heap[parent]);
+		i = parent;
+	}
+	heap_set(s, i, &e);
+}
+
+static void sift_down(struct sim *s, size_t i, struct heap_ent e)
+{
+	size_t n = s->heap_len;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct heap_ent *best = &e;
+		if (l < n && ent_less(&s->heap[l], best)) {
+			m = l;
+			best = &s->heap[l];
+		}
+		if (r < n && ent_less(&s->heap[r], best))
+			m = r;
+		if (m == i)
+			break;
+		heap_set(s, i, &s->heap[m]);
+		i = m;
+	}
+	heap_set(s, i, &e);
 }
 
 static void heap_push(struct sim *s, struct heap_ent e)
@@ -31,45 +87,51 @@ static void heap_push(struct sim *s, struct heap_ent e)
 		s->heap_cap = cap;
 	}
 	e.seq = s->seq++;
-	size_t i = s->heap_len++;
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!ent_less(&e, &s->heap[parent]))
-			break;
-		s->heap[i] = s->heap[parent];
-		i = parent;
-	}
-	s->heap[i] = e;
+	sift_up(s, s->heap_len++, e);
+}
+
+/* Removes the entry at i (its owner's position cleared). */
+static void heap_remove(struct sim *s, size_t i)
+{
+	size_t *pos = owner_pos(&s->heap[i]);
+	if (pos)
+		*pos = 0;
+	struct heap_ent last = s->heap[--s->heap_len];
+	if (i == s->heap_len)
+		return;
+	if (i > 0 && ent_less(&last, &s->heap[(i - 1) / 2]))
+		sift_up(s, i, last);
+	else
+		sift_down(s, i, last);
 }
 
 static struct heap_ent heap_pop(struct sim *s)
 {
 	struct heap_ent top = s->heap[0];
-	struct heap_ent last = s->heap[--s->heap_len];
-	size_t i = 0, n = s->heap_len;
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		const struct heap_ent *best = &last;
-		if (l < n && ent_less(&s->heap[l], best)) {
-			m = l;
-			best = &s->heap[l];
-		}
-		if (r < n && ent_less(&s->heap[r], best))
-			m = r;
-		if (m == i)
-			break;
-		s->heap[i] = s->heap[m];
-		i = m;
-	}
-	if (n)
-		s->heap[i] = last;
+	heap_remove(s, 0);
 	return top;
+}
+
+/* An owned event at `when`: its slot moved if it has one, else a new one. */
+static void heap_schedule(struct sim *s, size_t *pos, enum heap_kind kind, void *ptr, ktime_t when)
+{
+	struct heap_ent e = { .t = when, .kind = kind, .ptr = ptr };
+	if (!*pos) {
+		heap_push(s, e);
+		return;
+	}
+	size_t i = *pos - 1;
+	e.seq = s->seq++;
+	/* a later (time, seq) than before unless the time moved earlier */
+	if (ent_less(&e, &s->heap[i]))
+		sift_up(s, i, e);
+	else
+		sift_down(s, i, e);
 }
 
 static void schedule_resume(struct sim *s, struct sthread *t, ktime_t when)
 {
-	struct heap_ent e = { .t = when, .kind = HK_RESUME, .gen = t->wake_gen, .ptr = t };
-	heap_push(s, e);
+	heap_schedule(s, &t->heap_pos, HK_RESUME, t, when);
 }
 
 void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, int cpu,
@@ -80,6 +142,7 @@ void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, 
 	t->pid = pid;
 	t->cpu = cpu;
 	t->wake_gen = 0;
+	t->heap_pos = 0;
 	t->wq_next = NULL;
 	if (coro_init(&t->co, s->p.stack_kb * 1024, fn, arg))
 		abort();
@@ -136,6 +199,8 @@ int sim_wait(struct sim *s, struct waitq *wq, uint64_t timeout)
 	wq->tail = t;
 	if (timeout)
 		schedule_resume(s, t, jiffies_to_ktime(s, jiffies(s) + timeout));
+	else if (t->heap_pos)
+		heap_remove(s, t->heap_pos - 1);   /* a wake-up that came before this wait is spent */
 	yield_to_sched(s);
 	/* woken by wake_up_* (which bumped the generation) or by the timeout */
 	waitq_remove(wq, t);
@@ -164,15 +229,15 @@ void wake_up_all(struct sim *s, struct waitq *wq)
 
 void sim_timer_arm(struct sim *s, struct sim_timer *tm, ktime_t when)
 {
-	tm->gen++;
+	tm->sim = s;
 	tm->pending = 1;
-	struct heap_ent e = { .t = when, .kind = HK_TIMER, .gen = tm->gen, .ptr = tm };
-	heap_push(s, e);
+	heap_schedule(s, &tm->heap_pos, HK_TIMER, tm, when);
 }
 
 void sim_timer_cancel(struct sim_timer *tm)
 {
-	tm->gen++;
+	if (tm->heap_pos)
+		heap_remove(tm->sim, tm->heap_pos - 1);
 	tm->pending = 0;
 }
 
@@ -222,8 +287,6 @@ int sim_run_events(struct sim *s)
 		switch (e.kind) {
 		case HK_RESUME: {
 			struct sthread *t = e.ptr;
-			if (e.gen != t->wake_gen)
-				continue;
 			s->current = t;
 			coro_switch(&s->sched, &t->co);
 			s->current = NULL;
@@ -231,8 +294,6 @@ int sim_run_events(struct sim *s)
 		}
 		case HK_TIMER: {
 			struct sim_timer *tm = e.ptr;
-			if (e.gen != tm->gen)
-				continue;
 			tm->pending = 0;
 			tm->fn(s, tm->arg);
 			break;

@@ -28,7 +28,8 @@ struct sthread {
 	char comm[16];
 	int pid;
 	int cpu;
-	uint64_t wake_gen;           /* stale wake-ups carry an older generation */
+	uint64_t wake_gen;           /* bumped by every wake-up and sleep (sim_wait's result) */
+	size_t heap_pos;             /* 1 + index of its one resume event in the heap, 0: none */
 	struct sthread *wq_next;     /* link while on a wait queue */
 };
 
@@ -37,7 +38,8 @@ struct waitq { struct sthread *head, *tail; };
 struct sim_timer {
 	void (*fn)(struct sim *, void *);
 	void *arg;
-	uint64_t gen;                /* bumping it cancels the pending expiry */
+	struct sim *sim;             /* set when armed: a cancel takes the expiry out of its heap */
+	size_t heap_pos;             /* 1 + index of its expiry in the heap, 0: none */
 	int pending;
 };
 

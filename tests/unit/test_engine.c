@@ -1,0 +1,114 @@
+/* The event engine's bookkeeping: one heap slot per thread and per timer, moved
+ * on reschedule and removed on cancel, with the order a fresh entry would have
+ * had.  Hand-made threads and timers on a bare struct sim. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/sim.h"
+
+int sim_run_events(struct sim *s);
+
+static struct sim *bare_sim(void)
+{
+	struct sim *s = calloc(1, sizeof(*s));
+	s->p.stack_kb = 64;
+	s->p.wakeup_ns = 100;
+	s->end = 1000000;
+	return s;
+}
+
+static char order[64];
+static void mark(struct sim *s, void *arg)
+{
+	(void)s;
+	strcat(order, arg);
+}
+
+static void timers_rearmed_and_cancelled_fire_once_or_never(void **state)
+{
+	(void)state;
+	struct sim *s = bare_sim();
+	struct sim_timer a = { .fn = mark, .arg = "a" }, b = { .fn = mark, .arg = "b" },
+			 c = { .fn = mark, .arg = "c" };
+	order[0] = 0;
+	sim_timer_arm(s, &a, 500);
+	sim_timer_arm(s, &b, 300);
+	sim_timer_arm(s, &c, 400);
+	sim_timer_arm(s, &a, 100);      /* moved earlier: one slot, not two */
+	sim_timer_arm(s, &b, 600);      /* moved later */
+	assert_int_equal(s->heap_len, 3);
+	sim_timer_cancel(&c);
+	assert_int_equal(s->heap_len, 2);
+	assert_false(c.pending);
+	sim_call_at(s, 600, mark, "x");  /* same time as b, scheduled after it */
+	assert_int_equal(sim_run_events(s), 0);
+	assert_string_equal(order, "abx");
+	assert_int_equal(s->heap_len, 0);
+	assert_int_equal(s->events, 3);  /* nothing stale popped */
+	free(s->heap);
+	free(s);
+}
+
+static struct waitq wq;
+static int woke_at[4];
+static void waiter(void *arg)
+{
+	struct sim *s = arg;
+	sim_wait(s, &wq, 0);
+	woke_at[0] = (int)s->now;
+	for (;;)
+		sim_sleep_ns(s, 1000000000);
+}
+
+static void waker(void *arg)
+{
+	struct sim *s = arg;
+	sim_sleep_ns(s, 1000);
+	wake_up_all(s, &wq);
+	for (;;)
+		sim_sleep_ns(s, 1000000000);
+}
+
+/* a thread woken while running keeps no live slot once it waits again */
+static void self_waker(void *arg)
+{
+	struct sim *s = arg;
+	wake_up_thread(s, s->current);  /* a wake-up it gets before it waits */
+	sim_wait(s, &wq, 0);            /* must sleep until someone else wakes it */
+	woke_at[1] = (int)s->now;
+	for (;;)
+		sim_sleep_ns(s, 1000000000);
+}
+
+static void wakeups_before_a_wait_are_spent(void **state)
+{
+	(void)state;
+	struct sim *s = bare_sim();
+	struct sthread t1, t2, t3;
+	memset(&wq, 0, sizeof(wq));
+	memset(woke_at, 0, sizeof(woke_at));
+	sthread_start(s, &t3, "self", 3, 0, self_waker, s);
+	sthread_start(s, &t1, "waiter", 1, 0, waiter, s);
+	sthread_start(s, &t2, "waker", 2, 0, waker, s);
+	assert_int_equal(sim_run_events(s), 0);
+	assert_int_equal(woke_at[0], 1000 + 100);   /* woken at 1000, runs after wakeup_ns */
+	assert_int_equal(woke_at[1], 1000 + 100);   /* its own early wake-up did not count */
+	coro_free(&t1.co);
+	coro_free(&t2.co);
+	coro_free(&t3.co);
+	free(s->heap);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(timers_rearmed_and_cancelled_fire_once_or_never),
+		cmocka_unit_test(wakeups_before_a_wait_are_spent),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
