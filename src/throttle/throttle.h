@@ -3,6 +3,7 @@
  * hooks, so models can be added without touching each other. */
 #ifndef WBLAB_THROTTLE_H
 #define WBLAB_THROTTLE_H
+#include "../sim/page_writeback.h"
 #include "../sim/sim.h"
 #include "../trace/trace_format.h"
 
@@ -21,10 +22,11 @@ struct throttle_model {
 	uint64_t (*pages_before_check)(struct sim *s, struct task *t);
 	/* over_bground_thresh() for the flusher. */
 	int (*over_bground_thresh)(struct sim *s, struct bdi *bdi);
-	/* Called in the 200 ms bandwidth update when thresh != 0 (3.2+), NULL if none. */
-	void (*update_dirty_ratelimit)(struct sim *s, struct bdi *bdi, uint64_t thresh,
-				       uint64_t bg, uint64_t dirty, uint64_t bdi_thresh,
-				       uint64_t bdi_dirty, uint64_t dirtied, uint64_t elapsed);
+	/* Called in the 200 ms bandwidth update of a dirtier (gdtc->thresh != 0;
+	 * 3.2+) with BDI_DIRTIED now and the jiffies since the last stamp; NULL if
+	 * none. */
+	void (*update_dirty_ratelimit)(struct sim *s, const struct dirty_throttle_control *gdtc,
+				       uint64_t dirtied, uint64_t elapsed);
 	unsigned count_bdi_dirtied : 1;      /* BDI_DIRTIED exists (3.2+) */
 	unsigned task_dirty_proportion : 1;  /* per-task vm_dirties (3.1) */
 	unsigned nfs_datasync_on_write : 1;  /* 3.1 NFS marks I_DIRTY_DATASYNC per write */

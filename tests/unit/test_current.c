@@ -247,9 +247,12 @@ static void test_trace_fields_and_limit_step_match_the_vectors(void **state)
 {
 	(void)state;
 	assert_int_equal(trace_wb_setpoint(175000, 200000, 200000), 174999);
-	assert_int_equal(domain_dirty_limit_step(100, 200, 0), 200);
-	assert_int_equal(domain_dirty_limit_step(232000, 200000, 100000), 231000);
-	assert_int_equal(domain_dirty_limit_step(200000, 200000, 300000), 200000);
+	struct dirty_throttle_control a = { .thresh = 200, .dirty = 0 };
+	struct dirty_throttle_control b = { .thresh = 200000, .dirty = 100000 };
+	struct dirty_throttle_control c = { .thresh = 200000, .dirty = 300000 };
+	assert_int_equal(update_dirty_limit(100, &a), 200);
+	assert_int_equal(update_dirty_limit(232000, &b), 231000);
+	assert_int_equal(update_dirty_limit(200000, &c), 200000);
 }
 
 /* 15.9 fprop: A and B in period 0, halving, B alone in period 1, aging stops at 1 */
