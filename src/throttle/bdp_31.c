@@ -2,6 +2,7 @@
  * "3.1 entry" to "The 3.1 loop"): a throttled dirtier writes back pages
  * itself, then sleeps with doubling pauses. */
 #include "common.h"
+#include "../nfs/nfs_era.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
 #include "../sim/proportions.h"
@@ -143,10 +144,7 @@ static void ratelimited_31(struct sim *s, struct task *t, uint64_t nr)
 	.update_dirty_ratelimit = NULL,                       \
 	.count_bdi_dirtied = 0,                               \
 	.task_dirty_proportion = 1,                           \
-	.nfs_datasync_on_write = 1,                           \
-	.nfs_commit_skip_empty = 0,                           \
-	.nfs_writeback_wait = 0,                              \
-	.xprt_free_slot_no_wake = 1
+	.nfs_client = &nfs_client_3_1
 
 const struct throttle_model throttle_31_vanilla = {
 	.name = "3.1-vanilla",
@@ -161,6 +159,5 @@ const struct throttle_model throttle_31_rc8_vanilla = {
 	.name = "3.1.0-rc8-vanilla+",
 	.summary = "alias of 3.1-vanilla with 3.1-rc8 trace formats (the seed's first kernel)",
 	.era = ERA_3_1_RC8,
-	.alias_of = "3.1-vanilla",
 	VANILLA_31,
 };

@@ -4,6 +4,7 @@
  * setpoint between the freerun point and the hard limit. */
 #include "common.h"
 #include "ioless.h"
+#include "../nfs/nfs_era.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
 #include "../sim/trace_emit.h"
@@ -352,7 +353,5 @@ const struct throttle_model throttle_32_ioless = {
 	.update_dirty_ratelimit = bdi_update_dirty_ratelimit,
 	.count_bdi_dirtied = 1,
 	.task_dirty_proportion = 0,
-	.nfs_datasync_on_write = 0,
-	.nfs_commit_skip_empty = 1,
-	.nfs_writeback_wait = 0,
+	.nfs_client = &nfs_client_3_2,
 };

@@ -7,6 +7,7 @@
 #include "common.h"
 #include "current.h"
 #include "ioless.h"
+#include "../nfs/nfs_era.h"
 #include "../sim/flex_proportions.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
@@ -617,7 +618,7 @@ const struct throttle_model throttle_current = {
 	.over_bground_thresh = wb_over_bg_thresh,
 	.update_dirty_ratelimit = NULL,
 	.count_bdi_dirtied = 1,
-	.nfs_commit_skip_empty = 1,
+	.nfs_client = &nfs_client_3_2,
 	.flex_proportions = 1,
 	.bandwidth_from_writepages = 1,
 	.writepages_begin = wb_bandwidth_estimate_start,

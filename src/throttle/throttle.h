@@ -7,10 +7,14 @@
 #include "../sim/sim.h"
 #include "../trace/trace_format.h"
 
+struct nfs_client_era;
+
 struct throttle_model {
 	const char *name;              /* as given to --kernel, e.g. "3.2-ioless" */
 	const char *summary;           /* one line for --help */
 	enum trace_era era;            /* trace formats this kernel printed */
+	/* the NFS client / sunrpc code this kernel shipped (src/nfs/nfs_era.h) */
+	const struct nfs_client_era *nfs_client;
 	/* Set ratelimit_pages etc. once the machine exists. */
 	void (*init)(struct sim *s);
 	/* balance_dirty_pages_ratelimited_nr(): the task just dirtied nr pages.
@@ -29,10 +33,6 @@ struct throttle_model {
 				       uint64_t dirtied, uint64_t elapsed);
 	unsigned count_bdi_dirtied : 1;      /* BDI_DIRTIED exists (3.2+) */
 	unsigned task_dirty_proportion : 1;  /* per-task vm_dirties (3.1) */
-	unsigned nfs_datasync_on_write : 1;  /* 3.1 NFS marks I_DIRTY_DATASYNC per write */
-	unsigned nfs_commit_skip_empty : 1;  /* 3.2 NFS returns early when ncommit == 0 */
-	unsigned nfs_writeback_wait : 1;     /* nfs-wq: flusher waits when too many pages under writeback */
-	unsigned xprt_free_slot_no_wake : 1; /* 3.1 sunrpc: freeing a dynamic slot does not wake the backlog */
 	unsigned flex_proportions : 1;       /* writeout fraction from lib/flex_proportions (3.6+) */
 	/* 6.x: bandwidth is estimated around do_writepages and after an inode's
 	 * writeback ends (hooks below), not after each wb_writeback round */
@@ -43,7 +43,6 @@ struct throttle_model {
 	/* the inode's last page under writeback completed (interrupt context; NULL if none) */
 	void (*inode_writeback_done)(struct sim *s, struct inode *inode);
 	const char *flusher_comm;            /* NULL: "flush-MAJ:MIN" (3.x per-bdi thread) */
-	const char *alias_of;                /* for aliases: the model name it stands for */
 };
 
 const struct throttle_model *throttle_lookup(const char *name);
