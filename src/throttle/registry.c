@@ -3,7 +3,7 @@
 #include "throttle.h"
 
 extern const struct throttle_model throttle_31_vanilla, throttle_32_ioless, throttle_31_nfs_wq4,
-	throttle_31_rc8_vanilla, throttle_31_rc8_nfs_wq4, throttle_current;
+	throttle_31_rc8_vanilla, throttle_31_rc8_nfs_wq4, throttle_6x;
 
 static const struct throttle_model *const models[] = {
 	&throttle_31_vanilla,
@@ -11,7 +11,7 @@ static const struct throttle_model *const models[] = {
 	&throttle_31_nfs_wq4,
 	&throttle_31_rc8_vanilla,
 	&throttle_31_rc8_nfs_wq4,
-	&throttle_current,
+	&throttle_6x,
 	NULL,
 };
 

@@ -1,4 +1,4 @@
-/* The `current` (Linux 6.x) model: its formulas against the hand-computed
+/* The 6.x model (`current`): its formulas against the hand-computed
  * vectors of docs/current-kernel.md section 15, flex proportions, and whole
  * runs with the invariants checked after every event. */
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include "sim/page_writeback.h"
 #include "sim/sim.h"
 #include "sim/vmstat.h"
-#include "throttle/current.h"
+#include "throttle/bdp_6x.h"
 #include "throttle/throttle.h"
 #include "util/case.h"
 
@@ -416,5 +416,5 @@ int main(void)
 		cmocka_unit_test(test_one_dd_settles_between_freerun_and_limit),
 		cmocka_unit_test(test_ten_dds_share_the_disk_fairly),
 	};
-	return cmocka_run_group_tests_name("current", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("6x", tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
-/* Linux 6.x ("current") throttling: the pure formulas of bdp_current.c,
- * exposed for the unit tests (docs/current-kernel.md, docs/current-model.md). */
-#ifndef WBLAB_CURRENT_H
-#define WBLAB_CURRENT_H
+/* The Linux 6.x throttling model (its --kernel name is "current"): the pure
+ * formulas of bdp_6x.c, exposed for the unit tests (docs/current-kernel.md, docs/current-model.md). */
+#ifndef WBLAB_BDP_6X_H
+#define WBLAB_BDP_6X_H
 #include <stdint.h>
 #include "../sim/page_writeback.h"
 #include "../util/case.h"

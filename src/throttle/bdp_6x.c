@@ -1,11 +1,12 @@
-/* Linux 6.x ("current") balance_dirty_pages, as a delta to 3.2 written down in
+/* Linux 6.x balance_dirty_pages (the model named "current" on the command
+ * line, after the kernel running here), as a delta to 3.2 written down in
  * docs/current-kernel.md and summarised in docs/current-model.md: think-time
  * compensation on a per-task virtual clock, min/max pause sizing, the balanced
  * rate capped at write_bw, strict dirty_exceeded, the clamped cubic, the wb
  * threshold bump, flex proportions, and bandwidth estimation driven by
  * do_writepages and writeback completion instead of the flusher's rounds. */
 #include "common.h"
-#include "current.h"
+#include "bdp_6x.h"
 #include "ioless.h"
 #include "../nfs/nfs_era.h"
 #include "../sim/flex_proportions.h"
@@ -568,7 +569,7 @@ static void balance_dirty_pages_6x(struct sim *s, struct task *t, uint64_t pages
 
 /* balance_dirty_pages_ratelimited: nr newly dirtied pages were counted for the
  * task and for this CPU (6.x counts them in the accounting hook) */
-static void current_ratelimited(struct sim *s, struct task *t, uint64_t nr)
+static void ratelimited_6x(struct sim *s, struct task *t, uint64_t nr)
 {
 	uint64_t limit = nr_dirtied_limit(t);
 	uint64_t *p = &s->bdp_ratelimits[t->th.cpu];
@@ -586,7 +587,7 @@ static void current_ratelimited(struct sim *s, struct task *t, uint64_t nr)
 
 /* writeback_set_ratelimit (run when the case's sysctls were written): the
  * domain's hard limit starts at thresh; the writeout shares start settled. */
-static void current_init(struct sim *s)
+static void init_6x(struct sim *s)
 {
 	uint64_t bg, thresh;
 	domain_dirty_limits_calc(&s->c.thresh, &s->c.bg, determine_dirtyable_memory(s), &bg, &thresh);
@@ -608,12 +609,13 @@ static void current_init(struct sim *s)
 	}
 }
 
-const struct throttle_model throttle_current = {
+const struct throttle_model throttle_6x = {
+	/* the user-visible name: it is in result directories, the seed and the docs */
 	.name = "current",
 	.summary = "Linux 6.x (6.18): think time, min/max pause, flex proportions (use --set hz=250 here)",
 	.era = ERA_6X,
-	.init = current_init,
-	.ratelimited = current_ratelimited,
+	.init = init_6x,
+	.ratelimited = ratelimited_6x,
 	.pages_before_check = ioless_pages_before_check,
 	.over_bground_thresh = wb_over_bg_thresh,
 	.update_dirty_ratelimit = NULL,
