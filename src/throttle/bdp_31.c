@@ -146,7 +146,7 @@ static void ratelimited_31(struct sim *s, struct task *t, uint64_t nr)
 	.task_dirty_proportion = 1,                           \
 	.nfs_client = &nfs_client_3_1
 
-const struct throttle_model throttle_31_vanilla = {
+THROTTLE_MODEL(throttle_31_vanilla) = {
 	.name = "3.1-vanilla",
 	.summary = "Linux 3.1: IO-ful balance_dirty_pages, dirtiers write back themselves",
 	.era = ERA_3_1,
@@ -155,7 +155,7 @@ const struct throttle_model throttle_31_vanilla = {
 
 /* the seed table's first column: 3.1-rc8 has the same throttling code and
  * differs only in the writeback_single_inode trace format */
-const struct throttle_model throttle_31_rc8_vanilla = {
+THROTTLE_MODEL(throttle_31_rc8_vanilla) = {
 	.name = "3.1.0-rc8-vanilla+",
 	.summary = "alias of 3.1-vanilla with 3.1-rc8 trace formats (the seed's first kernel)",
 	.era = ERA_3_1_RC8,

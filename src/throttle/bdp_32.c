@@ -342,7 +342,7 @@ void ioless_ratelimited(struct sim *s, struct task *t, uint64_t nr)
 		balance_dirty_pages_32(s, t, t->nr_dirtied);
 }
 
-const struct throttle_model throttle_32_ioless = {
+THROTTLE_MODEL(throttle_32_ioless) = {
 	.name = "3.2-ioless",
 	.summary = "Linux 3.2: IO-less balance_dirty_pages, pauses around a setpoint",
 	.era = ERA_3_2,

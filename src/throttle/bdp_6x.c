@@ -609,7 +609,7 @@ static void init_6x(struct sim *s)
 	}
 }
 
-const struct throttle_model throttle_6x = {
+THROTTLE_MODEL(throttle_6x) = {
 	/* the user-visible name: it is in result directories, the seed and the docs */
 	.name = "current",
 	.summary = "Linux 6.x (6.18): think time, min/max pause, flex proportions (use --set hz=250 here)",

@@ -20,14 +20,14 @@
 	.task_dirty_proportion = 0,                           \
 	.nfs_client = &nfs_client_3_1_wq4
 
-const struct throttle_model throttle_31_nfs_wq4 = {
+THROTTLE_MODEL(throttle_31_nfs_wq4) = {
 	.name = "3.1-nfs-wq4",
 	.summary = "IO-less throttling + NFS writeback wait queue (scaled), 3.1 NFS client",
 	.era = ERA_3_1_RC8_IOLESS,
 	NFS_WQ4,
 };
 
-const struct throttle_model throttle_31_rc8_nfs_wq4 = {
+THROTTLE_MODEL(throttle_31_rc8_nfs_wq4) = {
 	.name = "3.1.0-rc8-nfs-wq4+",
 	.summary = "alias of 3.1-nfs-wq4 (the seed's second kernel)",
 	.era = ERA_3_1_RC8_IOLESS,

@@ -1,6 +1,7 @@
 /* One interface for every throttling model.  A model is one file in this
- * directory plus one line in registry.c; the simulator core calls only these
- * hooks, so models can be added without touching each other. */
+ * directory that defines it with THROTTLE_MODEL() below; the simulator core
+ * calls only these hooks, so models can be added without touching each other
+ * or anything else in src/. */
 #ifndef WBLAB_THROTTLE_H
 #define WBLAB_THROTTLE_H
 #include "../sim/page_writeback.h"
@@ -44,6 +45,12 @@ struct throttle_model {
 	void (*inode_writeback_done)(struct sim *s, struct inode *inode);
 	const char *flusher_comm;            /* NULL: "flush-MAJ:MIN" (3.x per-bdi thread) */
 };
+
+/* Defines a model and registers it: the build collects every line starting
+ * with THROTTLE_MODEL( in each src/throttle/ file into the list of registry.c (see
+ * the Makefile), so there is no second list to keep in step.  Models are
+ * listed in file-name order, then in their order within a file. */
+#define THROTTLE_MODEL(sym) const struct throttle_model sym
 
 const struct throttle_model *throttle_lookup(const char *name);
 /* NULL-terminated list of all models, for --help */
