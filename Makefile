@@ -1,7 +1,8 @@
 # wblab build.  `make` builds build/wblab; `make check` builds and runs every
 # test suite; `make asan` does the same with AddressSanitizer+UBSan in build-asan/.
 # Every source directory is picked up by wildcard, so adding a model or a
-# subcommand needs no edit here.  BUILD=dir keeps parallel builds apart.
+# subcommand needs no edit here (the models' list is generated, below).
+# BUILD=dir keeps parallel builds apart.
 
 BUILD   ?= build
 CC      ?= cc
@@ -44,6 +45,18 @@ $(BUILD)/FLAGS: FORCE
 $(BUILD)/%.o: %.c $(BUILD)/FLAGS
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# The throttling models register themselves: every line starting with
+# THROTTLE_MODEL(sym) in a src/throttle/ file becomes X(sym) in the list that
+# registry.c includes.  The file is only rewritten when the list changes.
+MODEL_SRC := $(sort $(wildcard src/throttle/*.c))
+$(BUILD)/gen/throttle_models.inc: $(MODEL_SRC) FORCE
+	@mkdir -p $(dir $@)
+	@sed -n 's/^THROTTLE_MODEL(\([A-Za-z_][A-Za-z0-9_]*\)).*/X(\1)/p' $(MODEL_SRC) | cmp -s - $@ || \
+	 sed -n 's/^THROTTLE_MODEL(\([A-Za-z_][A-Za-z0-9_]*\)).*/X(\1)/p' $(MODEL_SRC) > $@
+
+$(BUILD)/src/throttle/registry.o: $(BUILD)/gen/throttle_models.inc
+$(BUILD)/src/throttle/registry.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/libwblab.a: $(LIB_OBJ)
 	rm -f $@

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "nfs.h"
+#include "nfs_era.h"
 #include "../analysis/stats.h"
 #include "../result/result.h"
 #include "../sim/fs_writeback.h"
@@ -34,7 +35,7 @@ static void nfs_write_begin(struct sim *s, struct sthread *th, struct inode *ino
 static void nfs_page_dirtied(struct sim *s, struct inode *inode, uint64_t n)
 {
 	(void)n;
-	if (s->model->nfs_datasync_on_write)
+	if (s->model->nfs_client->datasync_on_write)
 		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
 }
 
@@ -88,7 +89,7 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 		left -= k;
 	}
 	wbc->nr_to_write -= (int64_t)n;
-	if (s->model->nfs_writeback_wait) {
+	if (s->model->nfs_client->writeback_wait) {
 		/* nfs-wq4 with Feng Tang's fix: wait once per call, still holding
 		 * NFS_INO_FLUSHING, so the file's writer waits too */
 		while (m->async_congested)
@@ -121,7 +122,7 @@ static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *ino
 	struct nfs_inode *ni = inode->fs_private;
 	uint64_t npages = inode->nr_dirty + inode->nr_writeback + inode->nr_unstable;
 	int64_t tocommit = (int64_t)ni->ncommit;
-	if (s->model->nfs_commit_skip_empty && ni->ncommit == 0)
+	if (s->model->nfs_client->commit_skip_empty && ni->ncommit == 0)
 		return;
 	/* not worth a COMMIT yet, or one is in flight: stay datasync-dirty */
 	if ((!wbc->sync_all && ni->ncommit <= npages / 2) || ni->commit_locked || !ni->ncommit) {
@@ -246,7 +247,7 @@ static void congestion_init(struct sim *s, struct nfs_mount *m)
 	if (kb > 256 * 1024)
 		kb = 256 * 1024;
 	uint64_t limit = kb / 4;
-	if (s->model->nfs_writeback_wait) {
+	if (s->model->nfs_client->writeback_wait) {
 		uint64_t bg, thresh;
 		dirty_thresholds(s, &bg, &thresh);
 		uint64_t scaled = (thresh * 4 + 1024) / 8;

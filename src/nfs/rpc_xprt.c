@@ -6,6 +6,7 @@
  * per-owner batching are not modelled). */
 #include <stdlib.h>
 #include "nfs.h"
+#include "nfs_era.h"
 #include "../throttle/throttle.h"
 
 #define RPC_HDR_BYTES 148    /* RPC + NFSv3 WRITE/COMMIT call header, approximately */
@@ -79,7 +80,7 @@ static void kick_link(struct sim *s, struct nfs_mount *m)
 void xprt_init_slots(struct sim *s, struct nfs_mount *m)
 {
 	xprt_slots_init(&m->slots, m->np.min_slots, m->np.max_slots,
-			s->model->xprt_free_slot_no_wake);
+			s->model->nfs_client->xprt_free_slot_no_wake);
 }
 
 /* rpc_wake_up_next(&xprt->backlog): the first backlogged task retries */

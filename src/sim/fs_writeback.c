@@ -213,6 +213,14 @@ static void trace_work(struct sim *s, struct sthread *th, struct bdi *bdi, enum 
 	ev_emit(s, &e);
 }
 
+/* wb_update_bandwidth: the flusher's estimate after a round; a control with
+ * only the bdi set (thresh 0) leaves the limit and the ratelimit alone */
+static void wb_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t start_time)
+{
+	struct dirty_throttle_control gdtc = { .wb = bdi };
+	__bdi_update_bandwidth(s, &gdtc, start_time);
+}
+
 /* wb_writeback (docs/throttling-model.md, wb_writeback) */
 static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_work *w)
 {
@@ -235,7 +243,7 @@ static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_
 		int64_t progress = write_inodes(s, th, bdi, w);
 		trace_work(s, th, bdi, EV_WRITEBACK_WRITTEN, w);
 		if (!s->model->bandwidth_from_writepages)
-			bdi_update_bandwidth(s, bdi, 0, 0, 0, 0, 0, wb_start, 1);
+			wb_update_bandwidth(s, bdi, wb_start);
 		if (progress)
 			continue;
 		if (list_empty(&bdi->b_more_io))

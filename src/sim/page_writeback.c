@@ -149,20 +149,23 @@ void clear_unstable_pages(struct sim *s, struct inode *inode, uint64_t n)
 	inode->nr_clean += n;
 }
 
-/* global_update_limit: follow thresh up at once, decay 1/32 a step down */
-static void global_update_limit(struct sim *s, uint64_t thresh, uint64_t dirty, uint64_t now)
+uint64_t update_dirty_limit(uint64_t limit, const struct dirty_throttle_control *dtc)
+{
+	if (limit < dtc->thresh)
+		return dtc->thresh;
+	uint64_t target = dtc->thresh > dtc->dirty ? dtc->thresh : dtc->dirty;
+	if (limit > target)
+		limit -= (limit - target) >> 5;
+	return limit;
+}
+
+/* global_update_bandwidth: the smoothed limit, at most once per BANDWIDTH_INTERVAL */
+static void global_update_bandwidth(struct sim *s, const struct dirty_throttle_control *gdtc,
+				    uint64_t now)
 {
 	if (now < s->update_time + bandwidth_interval(s))
 		return;
-	uint64_t limit = s->global_dirty_limit;
-	if (limit < thresh) {
-		limit = thresh;
-	} else {
-		uint64_t target = thresh > dirty ? thresh : dirty;
-		if (limit > target)
-			limit -= (limit - target) >> 5;
-	}
-	s->global_dirty_limit = limit;
+	s->global_dirty_limit = update_dirty_limit(s->global_dirty_limit, gdtc);
 	s->update_time = now;
 }
 
@@ -190,30 +193,34 @@ void bdi_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t elapsed
 	bdi->avg_write_bandwidth = avg;
 }
 
-void bdi_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
-			  uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty,
-			  uint64_t start_time, int from_flusher)
+void __bdi_update_bandwidth(struct sim *s, const struct dirty_throttle_control *gdtc,
+			    uint64_t start_time)
 {
+	struct bdi *bdi = gdtc->wb;
 	uint64_t now = jiffies(s);
-	uint64_t interval = bandwidth_interval(s);
-	if (!from_flusher && !(now > bdi->bw_time_stamp + interval))
-		return;
 	uint64_t elapsed = now - bdi->bw_time_stamp;
-	if (elapsed < interval)
+	if (elapsed < bandwidth_interval(s))
 		return;
 	uint64_t written = bdi_stat(bdi, BDI_WRITTEN);
 	uint64_t dirtied = bdi_stat(bdi, BDI_DIRTIED);
 	/* a quiet period before this caller started: only take a snapshot */
 	if (!(elapsed > s->p.hz && bdi->bw_time_stamp < start_time)) {
-		if (thresh) {
-			global_update_limit(s, thresh, dirty, now);
+		if (gdtc->thresh) {
+			global_update_bandwidth(s, gdtc, now);
 			if (s->model->update_dirty_ratelimit)
-				s->model->update_dirty_ratelimit(s, bdi, thresh, bg, dirty, bdi_thresh,
-								 bdi_dirty, dirtied, elapsed);
+				s->model->update_dirty_ratelimit(s, gdtc, dirtied, elapsed);
 		}
 		bdi_update_write_bandwidth(s, bdi, elapsed, written);
 	}
 	bdi->dirtied_stamp = dirtied;
 	bdi->written_stamp = written;
 	bdi->bw_time_stamp = now;
+}
+
+void bdi_update_bandwidth(struct sim *s, const struct dirty_throttle_control *gdtc,
+			  uint64_t start_time)
+{
+	if (!(jiffies(s) > gdtc->wb->bw_time_stamp + bandwidth_interval(s)))
+		return;
+	__bdi_update_bandwidth(s, gdtc, start_time);
 }

@@ -12,6 +12,30 @@
 static inline uint64_t max_pause_jiffies(const struct sim *s) { return s->p.hz / 5 ? s->p.hz / 5 : 1; }
 static inline uint64_t bandwidth_interval(const struct sim *s) { return s->p.hz / 5 ? s->p.hz / 5 : 1; }
 
+/* What one balance_dirty_pages pass knows about a dirty domain and one
+ * bdi (wb) in it, shaped after the kernel's struct dirty_throttle_control
+ * (4.2+).  Earlier kernels passed the same numbers as argument lists; one
+ * struct keeps the 3.x and 6.x code comparable and the hooks short.  Without
+ * cgroups there is one global domain, so one control per pass ("gdtc"). */
+struct dirty_throttle_control {
+	struct bdi *wb;                /* the bdi (the wb of the kernel) */
+	uint64_t avail;                /* dirtyable memory of the domain */
+	uint64_t dirty;                /* the domain's dirty pages as the model counts them */
+	uint64_t thresh, bg_thresh;    /* the domain's limits */
+	uint64_t wb_dirty;             /* the bdi's dirty pages */
+	uint64_t wb_thresh, wb_bg_thresh;   /* the bdi's share of thresh and bg_thresh */
+	uint64_t pos_ratio;            /* 1024 = 1.0 */
+	/* 6.x only */
+	uint64_t limit;                /* hard_dtc_limit() as the last wb_position_ratio used it */
+	int freerun, dirty_exceeded;
+};
+
+/* dirty_freerun_ceiling() (3.2+): below it a dirtier is not throttled at all */
+static inline uint64_t dirty_freerun_ceiling(uint64_t thresh, uint64_t bg_thresh)
+{
+	return (thresh + bg_thresh) / 2;
+}
+
 uint64_t determine_dirtyable_memory(const struct sim *s);
 /* vm.dirty_* thresholds in pages (bg >= thresh gives thresh/2), no trace. */
 void dirty_thresholds(const struct sim *s, uint64_t *bg, uint64_t *thresh);
@@ -33,10 +57,18 @@ void end_page_writeback(struct sim *s, struct inode *inode, uint64_t n, int comm
 void clear_unstable_pages(struct sim *s, struct inode *inode, uint64_t n);
 
 /* __bdi_update_bandwidth (docs/throttling-model.md, Write bandwidth and the smoothed
- * limit); thresh == 0 for the flusher's calls */
-void bdi_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
-			  uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty,
-			  uint64_t start_time, int from_flusher);
+ * limit): the estimate for gdtc->wb, at most once per BANDWIDTH_INTERVAL.  A
+ * control with thresh == 0 (the flusher's) updates the write bandwidth only,
+ * not the smoothed limit or the dirty ratelimit. */
+void __bdi_update_bandwidth(struct sim *s, const struct dirty_throttle_control *gdtc,
+			    uint64_t start_time);
+/* bdi_update_bandwidth: the dirtiers' caller, which first skips the call while
+ * the last estimate is fresh */
+void bdi_update_bandwidth(struct sim *s, const struct dirty_throttle_control *gdtc,
+			  uint64_t start_time);
+/* update_dirty_limit(): the smoothed hard limit follows thresh up at once and
+ * down towards max(thresh, dirty) by 1/32 per step (3.2 to 6.x); pure */
+uint64_t update_dirty_limit(uint64_t dirty_limit, const struct dirty_throttle_control *dtc);
 
 /* the write_bandwidth / avg_write_bandwidth estimator alone (docs/throttling-model.md, Write
  * bandwidth and the smoothed limit, step 5) */

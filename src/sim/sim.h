@@ -176,7 +176,6 @@ struct sim {
 	struct sim_params p;
 	struct wb_case c;
 	const struct throttle_model *model;
-	void *model_state;
 	ktime_t now;
 	ktime_t end;
 	uint64_t seq;

@@ -2,6 +2,7 @@
  * "3.1 entry" to "The 3.1 loop"): a throttled dirtier writes back pages
  * itself, then sleeps with doubling pauses. */
 #include "common.h"
+#include "../nfs/nfs_era.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
 #include "../sim/proportions.h"
@@ -51,29 +52,31 @@ static void trace_bdi_only(struct sim *s, struct task *t, struct bdi *bdi, enum 
 static void balance_dirty_pages_31(struct sim *s, struct task *t, uint64_t write_chunk)
 {
 	struct bdi *bdi = t->inode->bdi;
-	uint64_t nr_reclaimable = 0, nr_dirty, bg = 0, thresh;
+	struct dirty_throttle_control gdtc = { .wb = bdi };
+	uint64_t nr_reclaimable = 0;
 	uint64_t pages_written = 0, pause = 1;
 	int clear_dirty_exceeded = 1;
 	uint64_t start_time = jiffies(s);
 
 	for (;;) {
-		read_global_dirty(s, &nr_reclaimable, &nr_dirty);
-		global_dirty_limits(s, &t->th, &bg, &thresh);
-		if (nr_dirty <= (bg + thresh) / 2)
+		read_global_dirty(s, &nr_reclaimable, &gdtc.dirty);
+		global_dirty_limits(s, &t->th, &gdtc.bg_thresh, &gdtc.thresh);
+		/* 3.1 writes the 3.2 helper's (thresh + bg) / 2 out in place */
+		if (gdtc.dirty <= dirty_freerun_ceiling(gdtc.thresh, gdtc.bg_thresh))
 			break;
-		uint64_t bdi_thresh = bdi_dirty_limit(s, bdi, thresh);
-		uint64_t min_task_thresh = task_min_dirty_limit(bdi_thresh);
-		uint64_t task_thresh = task_dirty_limit(s, t, bdi_thresh);
-		uint64_t bdi_reclaimable, bdi_dirty;
-		read_bdi_dirty(s, bdi, task_thresh, &bdi_reclaimable, &bdi_dirty);
+		gdtc.wb_thresh = bdi_dirty_limit(s, bdi, gdtc.thresh);
+		uint64_t min_task_thresh = task_min_dirty_limit(gdtc.wb_thresh);
+		uint64_t task_thresh = task_dirty_limit(s, t, gdtc.wb_thresh);
+		uint64_t bdi_reclaimable;
+		read_bdi_dirty(s, bdi, task_thresh, &bdi_reclaimable, &gdtc.wb_dirty);
 
-		int dirty_exceeded = bdi_dirty > task_thresh || nr_dirty > thresh;
-		clear_dirty_exceeded = bdi_dirty <= min_task_thresh && nr_dirty <= thresh;
+		int dirty_exceeded = gdtc.wb_dirty > task_thresh || gdtc.dirty > gdtc.thresh;
+		clear_dirty_exceeded = gdtc.wb_dirty <= min_task_thresh && gdtc.dirty <= gdtc.thresh;
 		if (!dirty_exceeded)
 			break;
 		if (!bdi->dirty_exceeded)
 			bdi->dirty_exceeded = 1;
-		bdi_update_bandwidth(s, bdi, thresh, bg, nr_dirty, bdi_thresh, bdi_dirty, start_time, 0);
+		bdi_update_bandwidth(s, &gdtc, start_time);
 		trace_bdi_only(s, t, bdi, EV_BALANCE_DIRTY_START, 0);
 
 		/* over its own limit: write back a chunk of whatever inodes are queued */
@@ -89,8 +92,8 @@ static void balance_dirty_pages_31(struct sim *s, struct task *t, uint64_t write
 		trace_bdi_only(s, t, bdi, EV_BALANCE_DIRTY_WAIT, 0);
 
 		/* max-pause exit: not over the hard limit, and throttled long enough */
-		if (nr_dirty < hard_dirty_limit(s, thresh) &&
-		    bdi_dirty < (task_thresh + bdi_thresh) / 2 &&
+		if (gdtc.dirty < hard_dirty_limit(s, gdtc.thresh) &&
+		    gdtc.wb_dirty < (task_thresh + gdtc.wb_thresh) / 2 &&
 		    jiffies(s) > start_time + max_pause_jiffies(s))
 			break;
 		pause <<= 1;
@@ -102,7 +105,7 @@ static void balance_dirty_pages_31(struct sim *s, struct task *t, uint64_t write
 		bdi->dirty_exceeded = 0;
 	if (writeback_in_progress(bdi))
 		return;
-	if (nr_reclaimable > bg)
+	if (nr_reclaimable > gdtc.bg_thresh)
 		bdi_start_background_writeback(s, &t->th, bdi);
 }
 
@@ -141,12 +144,9 @@ static void ratelimited_31(struct sim *s, struct task *t, uint64_t nr)
 	.update_dirty_ratelimit = NULL,                       \
 	.count_bdi_dirtied = 0,                               \
 	.task_dirty_proportion = 1,                           \
-	.nfs_datasync_on_write = 1,                           \
-	.nfs_commit_skip_empty = 0,                           \
-	.nfs_writeback_wait = 0,                              \
-	.xprt_free_slot_no_wake = 1
+	.nfs_client = &nfs_client_3_1
 
-const struct throttle_model throttle_31_vanilla = {
+THROTTLE_MODEL(throttle_31_vanilla) = {
 	.name = "3.1-vanilla",
 	.summary = "Linux 3.1: IO-ful balance_dirty_pages, dirtiers write back themselves",
 	.era = ERA_3_1,
@@ -155,10 +155,9 @@ const struct throttle_model throttle_31_vanilla = {
 
 /* the seed table's first column: 3.1-rc8 has the same throttling code and
  * differs only in the writeback_single_inode trace format */
-const struct throttle_model throttle_31_rc8_vanilla = {
+THROTTLE_MODEL(throttle_31_rc8_vanilla) = {
 	.name = "3.1.0-rc8-vanilla+",
 	.summary = "alias of 3.1-vanilla with 3.1-rc8 trace formats (the seed's first kernel)",
 	.era = ERA_3_1_RC8,
-	.alias_of = "3.1-vanilla",
 	VANILLA_31,
 };

@@ -4,6 +4,7 @@
  * setpoint between the freerun point and the hard limit. */
 #include "common.h"
 #include "ioless.h"
+#include "../nfs/nfs_era.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
 #include "../sim/trace_emit.h"
@@ -32,11 +33,12 @@
  * a floor threshold, and a bdi about to run out of dirty pages is pushed up
  * (the reserve area) so that its device does not go idle.
  */
-uint64_t bdi_position_ratio(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
-			    uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty)
+uint64_t bdi_position_ratio(struct sim *s, const struct dirty_throttle_control *dtc)
 {
-	uint64_t write_bw = bdi->avg_write_bandwidth;
-	uint64_t freerun = (thresh + bg) / 2;
+	uint64_t thresh = dtc->thresh, dirty = dtc->dirty;
+	uint64_t bdi_thresh = dtc->wb_thresh, bdi_dirty = dtc->wb_dirty;
+	uint64_t write_bw = dtc->wb->avg_write_bandwidth;
+	uint64_t freerun = dirty_freerun_ceiling(thresh, dtc->bg_thresh);
 	uint64_t limit = hard_dirty_limit(s, thresh);
 	uint64_t setpoint = (freerun + limit) / 2;
 	if (dirty >= limit)
@@ -128,17 +130,18 @@ uint64_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)
  * to the writers than an exact match.  3.2 does not cap the estimate at the
  * write bandwidth; later kernels do.
  */
-void bdi_update_dirty_ratelimit(struct sim *s, struct bdi *bdi, uint64_t thresh, uint64_t bg,
-				uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty,
+void bdi_update_dirty_ratelimit(struct sim *s, const struct dirty_throttle_control *gdtc,
 				uint64_t dirtied, uint64_t elapsed)
 {
-	uint64_t freerun = (thresh + bg) / 2;
-	uint64_t limit = hard_dirty_limit(s, thresh);
+	struct bdi *bdi = gdtc->wb;
+	uint64_t dirty = gdtc->dirty;
+	uint64_t freerun = dirty_freerun_ceiling(gdtc->thresh, gdtc->bg_thresh);
+	uint64_t limit = hard_dirty_limit(s, gdtc->thresh);
 	uint64_t setpoint = (freerun + limit) / 2;
 	uint64_t rl = bdi->dirty_ratelimit;
 	uint64_t write_bw = bdi->avg_write_bandwidth;
 	uint64_t dirty_rate = (dirtied - bdi->dirtied_stamp) * s->p.hz / elapsed;
-	uint64_t pos = bdi_position_ratio(s, bdi, thresh, bg, dirty, bdi_thresh, bdi_dirty);
+	uint64_t pos = bdi_position_ratio(s, gdtc);
 	uint64_t task_rl = ((rl * pos) >> RATELIMIT_CALC_SHIFT) + 1;
 	uint64_t balanced = task_rl * write_bw / (dirty_rate | 1);
 	uint64_t prev = bdi->balanced_dirty_ratelimit, x, step = 0;
@@ -178,7 +181,8 @@ void bdi_update_dirty_ratelimit(struct sim *s, struct bdi *bdi, uint64_t thresh,
 }
 
 struct bdp_trace {
-	uint64_t thresh, bg, dirty, bdi_thresh, bdi_dirty, rl, task_rl, dirtied, pause, start;
+	const struct dirty_throttle_control *dtc;
+	uint64_t rl, task_rl, dirtied, pause, start;
 };
 
 /* trace_balance_dirty_pages: note its limit/setpoint use the raw
@@ -187,14 +191,15 @@ struct bdp_trace {
 static void trace_bdp(struct sim *s, struct task *t, struct bdi *bdi, const struct bdp_trace *b)
 {
 	struct wb_event e;
-	uint64_t freerun = (b->thresh + b->bg) / 2;
+	const struct dirty_throttle_control *d = b->dtc;
+	uint64_t freerun = dirty_freerun_ceiling(d->thresh, d->bg_thresh);
 	uint64_t setpoint = (s->global_dirty_limit + freerun) / 2;
 	ev_begin(s, &t->th, &e, EV_BALANCE_DIRTY_PAGES, bdi);
 	wb_event_set(&e, F_LIMIT, (int64_t)s->global_dirty_limit);
 	wb_event_set(&e, F_SETPOINT, (int64_t)setpoint);
-	wb_event_set(&e, F_DIRTY, (int64_t)b->dirty);
-	wb_event_set(&e, F_BDI_SETPOINT, (int64_t)(setpoint * b->bdi_thresh / (b->thresh + 1)));
-	wb_event_set(&e, F_BDI_DIRTY, (int64_t)b->bdi_dirty);
+	wb_event_set(&e, F_DIRTY, (int64_t)d->dirty);
+	wb_event_set(&e, F_BDI_SETPOINT, (int64_t)(setpoint * d->wb_thresh / (d->thresh + 1)));
+	wb_event_set(&e, F_BDI_DIRTY, (int64_t)d->wb_dirty);
 	wb_event_set(&e, F_DIRTY_RATELIMIT, (int64_t)b->rl * 4);
 	wb_event_set(&e, F_TASK_RATELIMIT, (int64_t)b->task_rl * 4);
 	wb_event_set(&e, F_DIRTIED, (int64_t)b->dirtied);
@@ -227,33 +232,33 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
 static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages_dirtied)
 {
 	struct bdi *bdi = t->inode->bdi;
-	uint64_t nr_reclaimable = 0, nr_dirty = 0, bg = 0, thresh = 0;
+	struct dirty_throttle_control gdtc = { .wb = bdi };
+	uint64_t nr_reclaimable = 0;
 	uint64_t pause = 0, max_pause = 0, rl = 0;
 	int dirty_exceeded = 0;
 	uint64_t start_time = jiffies(s);
 
 	for (;;) {
-		read_global_dirty(s, &nr_reclaimable, &nr_dirty);
-		global_dirty_limits(s, &t->th, &bg, &thresh);
-		if (nr_dirty <= (thresh + bg) / 2)
+		read_global_dirty(s, &nr_reclaimable, &gdtc.dirty);
+		global_dirty_limits(s, &t->th, &gdtc.bg_thresh, &gdtc.thresh);
+		if (gdtc.dirty <= dirty_freerun_ceiling(gdtc.thresh, gdtc.bg_thresh))
 			break;
 		if (!writeback_in_progress(bdi))
 			bdi_start_background_writeback(s, &t->th, bdi);
 
-		uint64_t bdi_thresh = bdi_dirty_limit(s, bdi, thresh);
-		uint64_t bdi_reclaimable, bdi_dirty;
-		read_bdi_dirty(s, bdi, bdi_thresh, &bdi_reclaimable, &bdi_dirty);
-		dirty_exceeded = bdi_dirty > bdi_thresh || nr_dirty > thresh;
+		gdtc.wb_thresh = bdi_dirty_limit(s, bdi, gdtc.thresh);
+		uint64_t bdi_reclaimable;
+		read_bdi_dirty(s, bdi, gdtc.wb_thresh, &bdi_reclaimable, &gdtc.wb_dirty);
+		dirty_exceeded = gdtc.wb_dirty > gdtc.wb_thresh || gdtc.dirty > gdtc.thresh;
 		if (dirty_exceeded && !bdi->dirty_exceeded)
 			bdi->dirty_exceeded = 1;
-		bdi_update_bandwidth(s, bdi, thresh, bg, nr_dirty, bdi_thresh, bdi_dirty, start_time, 0);
+		bdi_update_bandwidth(s, &gdtc, start_time);
 
-		max_pause = bdi_max_pause(s, bdi, bdi_dirty);
+		max_pause = bdi_max_pause(s, bdi, gdtc.wb_dirty);
 		rl = bdi->dirty_ratelimit;
-		uint64_t pos = bdi_position_ratio(s, bdi, thresh, bg, nr_dirty, bdi_thresh, bdi_dirty);
-		uint64_t task_rl = (rl * pos) >> RATELIMIT_CALC_SHIFT;
-		struct bdp_trace tr = { thresh, bg, nr_dirty, bdi_thresh, bdi_dirty, rl, task_rl,
-					pages_dirtied, 0, start_time };
+		gdtc.pos_ratio = bdi_position_ratio(s, &gdtc);
+		uint64_t task_rl = (rl * gdtc.pos_ratio) >> RATELIMIT_CALC_SHIFT;
+		struct bdp_trace tr = { &gdtc, rl, task_rl, pages_dirtied, 0, start_time };
 		if (!task_rl) {
 			pause = max_pause;
 		} else {
@@ -275,7 +280,7 @@ static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages
 		if (task_rl)
 			break;
 		/* over the hard limit: let a bdi with almost nothing dirty go */
-		if (bdi_dirty <= s->bdi_stat_error)
+		if (gdtc.wb_dirty <= s->bdi_stat_error)
 			break;
 	}
 
@@ -283,7 +288,7 @@ static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages
 		bdi->dirty_exceeded = 0;
 	t->nr_dirtied = 0;
 	if (pause == 0) {
-		t->nr_dirtied_pause = dirty_poll_interval(nr_dirty, thresh);
+		t->nr_dirtied_pause = dirty_poll_interval(gdtc.dirty, gdtc.thresh);
 	} else if (pause <= max_pause / 4 && pages_dirtied >= t->nr_dirtied_pause) {
 		t->nr_dirtied_pause = clamp_u64(rl * (max_pause / 2) / s->p.hz,
 						pages_dirtied + pages_dirtied / 8, pages_dirtied * 4);
@@ -293,7 +298,7 @@ static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages
 	}
 	if (writeback_in_progress(bdi))
 		return;
-	if (nr_reclaimable > bg)
+	if (nr_reclaimable > gdtc.bg_thresh)
 		bdi_start_background_writeback(s, &t->th, bdi);
 }
 
@@ -308,17 +313,9 @@ void ioless_init(struct sim *s)
 		s->tasks[i].nr_dirtied_pause = 32;   /* 128 KiB at fork */
 }
 
-static uint64_t task_limit(const struct task *t)
-{
-	uint64_t limit = t->nr_dirtied_pause;
-	if (t->inode->bdi->dirty_exceeded && limit > 8)
-		limit = 8;
-	return limit;
-}
-
 uint64_t ioless_pages_before_check(struct sim *s, struct task *t)
 {
-	uint64_t limit = task_limit(t);
+	uint64_t limit = nr_dirtied_limit(t);
 	uint64_t n = t->nr_dirtied < limit ? limit - t->nr_dirtied : 1;
 	uint64_t p = s->bdp_ratelimits[t->th.cpu];
 	uint64_t m = p < s->ratelimit_pages ? s->ratelimit_pages - p : 1;
@@ -329,7 +326,7 @@ uint64_t ioless_pages_before_check(struct sim *s, struct task *t)
  * entry: the poll interval) */
 void ioless_ratelimited(struct sim *s, struct task *t, uint64_t nr)
 {
-	uint64_t limit = task_limit(t);
+	uint64_t limit = nr_dirtied_limit(t);
 	uint64_t *p = &s->bdp_ratelimits[t->th.cpu];
 	t->nr_dirtied += nr;
 	if (t->nr_dirtied >= limit) {
@@ -345,7 +342,7 @@ void ioless_ratelimited(struct sim *s, struct task *t, uint64_t nr)
 		balance_dirty_pages_32(s, t, t->nr_dirtied);
 }
 
-const struct throttle_model throttle_32_ioless = {
+THROTTLE_MODEL(throttle_32_ioless) = {
 	.name = "3.2-ioless",
 	.summary = "Linux 3.2: IO-less balance_dirty_pages, pauses around a setpoint",
 	.era = ERA_3_2,
@@ -356,7 +353,5 @@ const struct throttle_model throttle_32_ioless = {
 	.update_dirty_ratelimit = bdi_update_dirty_ratelimit,
 	.count_bdi_dirtied = 1,
 	.task_dirty_proportion = 0,
-	.nfs_datasync_on_write = 0,
-	.nfs_commit_skip_empty = 1,
-	.nfs_writeback_wait = 0,
+	.nfs_client = &nfs_client_3_2,
 };

@@ -30,3 +30,11 @@ int over_bground_thresh_bdi(struct sim *s, struct bdi *bdi)
 		return 1;
 	return bdi_stat(bdi, BDI_RECLAIMABLE) > bdi_dirty_limit(s, bdi, bg);
 }
+
+uint64_t nr_dirtied_limit(const struct task *t)
+{
+	uint64_t limit = t->nr_dirtied_pause;
+	if (t->inode->bdi->dirty_exceeded && limit > 8)
+		limit = 8;
+	return limit;
+}

@@ -12,4 +12,9 @@ int over_bground_thresh_global(struct sim *s, struct bdi *bdi);
 /* 3.2 adds the per-bdi clause. */
 int over_bground_thresh_bdi(struct sim *s, struct bdi *bdi);
 
+/* The IO-less entry's per-task limit (3.2 to 6.x): a task enters
+ * balance_dirty_pages after nr_dirtied_pause pages, or after 8 (32 KiB) while
+ * its bdi is over its share, so that the overshoot stays small. */
+uint64_t nr_dirtied_limit(const struct task *t);
+
 #endif

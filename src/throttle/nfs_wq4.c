@@ -8,6 +8,7 @@
  * return for an empty commit list. */
 #include "common.h"
 #include "ioless.h"
+#include "../nfs/nfs_era.h"
 
 #define NFS_WQ4                                               \
 	.init = ioless_init,                                  \
@@ -17,22 +18,18 @@
 	.update_dirty_ratelimit = bdi_update_dirty_ratelimit, \
 	.count_bdi_dirtied = 1,                               \
 	.task_dirty_proportion = 0,                           \
-	.nfs_datasync_on_write = 1,                           \
-	.nfs_commit_skip_empty = 0,                           \
-	.nfs_writeback_wait = 1,                              \
-	.xprt_free_slot_no_wake = 1
+	.nfs_client = &nfs_client_3_1_wq4
 
-const struct throttle_model throttle_31_nfs_wq4 = {
+THROTTLE_MODEL(throttle_31_nfs_wq4) = {
 	.name = "3.1-nfs-wq4",
 	.summary = "IO-less throttling + NFS writeback wait queue (scaled), 3.1 NFS client",
 	.era = ERA_3_1_RC8_IOLESS,
 	NFS_WQ4,
 };
 
-const struct throttle_model throttle_31_rc8_nfs_wq4 = {
+THROTTLE_MODEL(throttle_31_rc8_nfs_wq4) = {
 	.name = "3.1.0-rc8-nfs-wq4+",
 	.summary = "alias of 3.1-nfs-wq4 (the seed's second kernel)",
 	.era = ERA_3_1_RC8_IOLESS,
-	.alias_of = "3.1-nfs-wq4",
 	NFS_WQ4,
 };

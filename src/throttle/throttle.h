@@ -1,15 +1,21 @@
 /* One interface for every throttling model.  A model is one file in this
- * directory plus one line in registry.c; the simulator core calls only these
- * hooks, so models can be added without touching each other. */
+ * directory that defines it with THROTTLE_MODEL() below; the simulator core
+ * calls only these hooks, so models can be added without touching each other
+ * or anything else in src/. */
 #ifndef WBLAB_THROTTLE_H
 #define WBLAB_THROTTLE_H
+#include "../sim/page_writeback.h"
 #include "../sim/sim.h"
 #include "../trace/trace_format.h"
+
+struct nfs_client_era;
 
 struct throttle_model {
 	const char *name;              /* as given to --kernel, e.g. "3.2-ioless" */
 	const char *summary;           /* one line for --help */
 	enum trace_era era;            /* trace formats this kernel printed */
+	/* the NFS client / sunrpc code this kernel shipped (src/nfs/nfs_era.h) */
+	const struct nfs_client_era *nfs_client;
 	/* Set ratelimit_pages etc. once the machine exists. */
 	void (*init)(struct sim *s);
 	/* balance_dirty_pages_ratelimited_nr(): the task just dirtied nr pages.
@@ -21,16 +27,13 @@ struct throttle_model {
 	uint64_t (*pages_before_check)(struct sim *s, struct task *t);
 	/* over_bground_thresh() for the flusher. */
 	int (*over_bground_thresh)(struct sim *s, struct bdi *bdi);
-	/* Called in the 200 ms bandwidth update when thresh != 0 (3.2+), NULL if none. */
-	void (*update_dirty_ratelimit)(struct sim *s, struct bdi *bdi, uint64_t thresh,
-				       uint64_t bg, uint64_t dirty, uint64_t bdi_thresh,
-				       uint64_t bdi_dirty, uint64_t dirtied, uint64_t elapsed);
+	/* Called in the 200 ms bandwidth update of a dirtier (gdtc->thresh != 0;
+	 * 3.2+) with BDI_DIRTIED now and the jiffies since the last stamp; NULL if
+	 * none. */
+	void (*update_dirty_ratelimit)(struct sim *s, const struct dirty_throttle_control *gdtc,
+				       uint64_t dirtied, uint64_t elapsed);
 	unsigned count_bdi_dirtied : 1;      /* BDI_DIRTIED exists (3.2+) */
 	unsigned task_dirty_proportion : 1;  /* per-task vm_dirties (3.1) */
-	unsigned nfs_datasync_on_write : 1;  /* 3.1 NFS marks I_DIRTY_DATASYNC per write */
-	unsigned nfs_commit_skip_empty : 1;  /* 3.2 NFS returns early when ncommit == 0 */
-	unsigned nfs_writeback_wait : 1;     /* nfs-wq: flusher waits when too many pages under writeback */
-	unsigned xprt_free_slot_no_wake : 1; /* 3.1 sunrpc: freeing a dynamic slot does not wake the backlog */
 	unsigned flex_proportions : 1;       /* writeout fraction from lib/flex_proportions (3.6+) */
 	/* 6.x: bandwidth is estimated around do_writepages and after an inode's
 	 * writeback ends (hooks below), not after each wb_writeback round */
@@ -41,8 +44,13 @@ struct throttle_model {
 	/* the inode's last page under writeback completed (interrupt context; NULL if none) */
 	void (*inode_writeback_done)(struct sim *s, struct inode *inode);
 	const char *flusher_comm;            /* NULL: "flush-MAJ:MIN" (3.x per-bdi thread) */
-	const char *alias_of;                /* for aliases: the model name it stands for */
 };
+
+/* Defines a model and registers it: the build collects every line starting
+ * with THROTTLE_MODEL( in each src/throttle/ file into the list of registry.c (see
+ * the Makefile), so there is no second list to keep in step.  Models are
+ * listed in file-name order, then in their order within a file. */
+#define THROTTLE_MODEL(sym) const struct throttle_model sym
 
 const struct throttle_model *throttle_lookup(const char *name);
 /* NULL-terminated list of all models, for --help */

@@ -32,7 +32,9 @@ static int setup(void **state)
 
 static uint64_t pos(uint64_t dirty, uint64_t bdi_thresh, uint64_t bdi_dirty)
 {
-	return bdi_position_ratio(&S, &B, 200000, 100000, dirty, bdi_thresh, bdi_dirty);
+	struct dirty_throttle_control dtc = { .wb = &B, .thresh = 200000, .bg_thresh = 100000,
+		.dirty = dirty, .wb_thresh = bdi_thresh, .wb_dirty = bdi_dirty };
+	return bdi_position_ratio(&S, &dtc);
 }
 
 static void test_pos_ratio_global_line(void **state)

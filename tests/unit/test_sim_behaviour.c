@@ -40,22 +40,62 @@ static void finish(struct sim *s)
 	free(s);
 }
 
+/* Every registered model is complete and reachable by its name: the core
+ * calls these hooks without a NULL check, and the NFS code reads the client
+ * era without one. */
+static void test_every_model_is_complete_and_found_by_name(void **state)
+{
+	(void)state;
+	int n = 0;
+	for (const struct throttle_model *const *m = throttle_models(); *m; m++, n++) {
+		const struct throttle_model *t = *m;
+		assert_non_null(t->name);
+		assert_non_null(t->summary);
+		if (!t->init || !t->ratelimited || !t->pages_before_check || !t->over_bground_thresh ||
+		    !t->nfs_client)
+			fail_msg("model %s lacks a mandatory hook or its nfs_client", t->name);
+		assert_ptr_equal(throttle_lookup(t->name), t);   /* also: names are unique */
+	}
+	assert_true(n >= 6);
+	assert_null(throttle_lookup("no-such-kernel"));
+}
+
 /* pages conserved, no negative counter, pauses within [0, MAX_PAUSE]: checked
- * by the simulator after every event when debug_checks is set */
+ * by the simulator after every event when debug_checks is set; for every
+ * registered model, so a new one is covered without editing this test */
 static void test_invariants_hold_after_every_event(void **state)
 {
 	(void)state;
 	static const char *cases[] = { "ext4-1dd-4k-8p-4096M-1M:10", "ext4-10dd-4k-8p-4096M-1M:10",
-				       "xfs-2dd-4k-4p-4096M-100M:10", "ext4-10dd-64k-8p-4096M-10:5" };
-	static const char *models[] = { "3.1-vanilla", "3.2-ioless" };
-	for (int i = 0; i < 4; i++)
-		for (int k = 0; k < 2; k++) {
-			struct sim *s = start(cases[i], models[k], 1);
+				       "xfs-2dd-4k-4p-4096M-100M:10", "ext4-10dd-64k-8p-4096M-10:5",
+				       "nfs-2dd-4k-4p-4096M-10M:10" };
+	for (const struct throttle_model *const *m = throttle_models(); *m; m++)
+		for (int i = 0; i < 5; i++) {
+			struct sim *s = start(cases[i], (*m)->name, 1);
 			if (sim_run(s, 20))
-				fail_msg("%s %s: %s", cases[i], models[k], s->error);
+				fail_msg("%s %s: %s", cases[i], (*m)->name, s->error);
 			assert_true(s->vm.exact[NR_WRITTEN] > 0);
 			finish(s);
 		}
+}
+
+/* The same machine and seed give the same run under every model (the
+ * simulator is deterministic; results/ and the seed table rely on it). */
+static void test_every_model_is_deterministic(void **state)
+{
+	(void)state;
+	for (const struct throttle_model *const *m = throttle_models(); *m; m++) {
+		uint64_t written[2], events[2];
+		for (int k = 0; k < 2; k++) {
+			struct sim *s = start("ext4-2dd-4k-4p-4096M-10M:10", (*m)->name, 0);
+			assert_int_equal(sim_run(s, 10), 0);
+			written[k] = (uint64_t)s->vm.exact[NR_WRITTEN];
+			events[k] = s->events;
+			finish(s);
+		}
+		if (written[0] != written[1] || events[0] != events[1])
+			fail_msg("%s: two identical runs differ", (*m)->name);
+	}
 }
 
 /* The checker itself: a consistent state passes, and each way of breaking the
@@ -215,7 +255,9 @@ static void test_vanilla_overshoots_a_small_limit_far_more_than_ioless(void **st
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_model_is_complete_and_found_by_name),
 		cmocka_unit_test(test_invariants_hold_after_every_event),
+		cmocka_unit_test(test_every_model_is_deterministic),
 		cmocka_unit_test(test_invariant_checker_reports_each_corrupted_state),
 		cmocka_unit_test(test_ioless_one_dd_settles_at_the_setpoint),
 		cmocka_unit_test(test_ioless_ten_dds_share_the_disk_fairly),

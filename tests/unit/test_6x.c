@@ -1,4 +1,4 @@
-/* The `current` (Linux 6.x) model: its formulas against the hand-computed
+/* The 6.x model (`current`): its formulas against the hand-computed
  * vectors of docs/current-kernel.md section 15, flex proportions, and whole
  * runs with the invariants checked after every event. */
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include "sim/page_writeback.h"
 #include "sim/sim.h"
 #include "sim/vmstat.h"
-#include "throttle/current.h"
+#include "throttle/bdp_6x.h"
 #include "throttle/throttle.h"
 #include "util/case.h"
 
@@ -247,9 +247,12 @@ static void test_trace_fields_and_limit_step_match_the_vectors(void **state)
 {
 	(void)state;
 	assert_int_equal(trace_wb_setpoint(175000, 200000, 200000), 174999);
-	assert_int_equal(domain_dirty_limit_step(100, 200, 0), 200);
-	assert_int_equal(domain_dirty_limit_step(232000, 200000, 100000), 231000);
-	assert_int_equal(domain_dirty_limit_step(200000, 200000, 300000), 200000);
+	struct dirty_throttle_control a = { .thresh = 200, .dirty = 0 };
+	struct dirty_throttle_control b = { .thresh = 200000, .dirty = 100000 };
+	struct dirty_throttle_control c = { .thresh = 200000, .dirty = 300000 };
+	assert_int_equal(update_dirty_limit(100, &a), 200);
+	assert_int_equal(update_dirty_limit(232000, &b), 231000);
+	assert_int_equal(update_dirty_limit(200000, &c), 200000);
 }
 
 /* 15.9 fprop: A and B in period 0, halving, B alone in period 1, aging stops at 1 */
@@ -413,5 +416,5 @@ int main(void)
 		cmocka_unit_test(test_one_dd_settles_between_freerun_and_limit),
 		cmocka_unit_test(test_ten_dds_share_the_disk_fairly),
 	};
-	return cmocka_run_group_tests_name("current", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("6x", tests, NULL, NULL);
 }

@@ -1,12 +1,14 @@
-/* Linux 6.x ("current") balance_dirty_pages, as a delta to 3.2 written down in
+/* Linux 6.x balance_dirty_pages (the model named "current" on the command
+ * line, after the kernel running here), as a delta to 3.2 written down in
  * docs/current-kernel.md and summarised in docs/current-model.md: think-time
  * compensation on a per-task virtual clock, min/max pause sizing, the balanced
  * rate capped at write_bw, strict dirty_exceeded, the clamped cubic, the wb
  * threshold bump, flex proportions, and bandwidth estimation driven by
  * do_writepages and writeback completion instead of the flusher's rounds. */
 #include "common.h"
-#include "current.h"
+#include "bdp_6x.h"
 #include "ioless.h"
+#include "../nfs/nfs_era.h"
 #include "../sim/flex_proportions.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
@@ -78,7 +80,7 @@ static uint64_t wb_strict_ratio(const struct dirty_throttle_control *d, uint64_t
 {
 	if (d->wb_dirty >= d->wb_thresh)
 		return 0;
-	uint64_t wb_sp = (d->wb_thresh + d->wb_bg_thresh) / 2;
+	uint64_t wb_sp = dirty_freerun_ceiling(d->wb_thresh, d->wb_bg_thresh);
 	if (wb_sp == 0 || wb_sp == d->wb_thresh)
 		return 0;
 	int64_t wp = pos_ratio_polynom((int64_t)wb_sp, (int64_t)d->wb_dirty, (int64_t)d->wb_thresh);
@@ -88,7 +90,7 @@ static uint64_t wb_strict_ratio(const struct dirty_throttle_control *d, uint64_t
 void wb_position_ratio(struct dirty_throttle_control *d, uint64_t dom_dirty_limit,
 		       uint64_t write_bw, int strict)
 {
-	uint64_t freerun = (d->thresh + d->bg_thresh) / 2;
+	uint64_t freerun = dirty_freerun_ceiling(d->thresh, d->bg_thresh);
 	uint64_t limit = max_u64(d->thresh, dom_dirty_limit);
 	d->limit = limit;
 	d->pos_ratio = 0;
@@ -187,17 +189,6 @@ uint64_t trace_wb_setpoint(uint64_t setpoint, uint64_t wb_thresh, uint64_t thres
 	return setpoint * wb_thresh / (thresh + 1);
 }
 
-/* domain_update_dirty_limit's step: follow thresh up at once, down by 1/32 */
-uint64_t domain_dirty_limit_step(uint64_t dirty_limit, uint64_t thresh, uint64_t dirty)
-{
-	if (dirty_limit < thresh)
-		return thresh;
-	uint64_t target = max_u64(thresh, dirty);
-	if (dirty_limit > target)
-		dirty_limit -= (dirty_limit - target) >> 5;
-	return dirty_limit;
-}
-
 /* ---- the simulated machine ------------------------------------------------- */
 
 static int bdi_strict(const struct sim *s)
@@ -211,10 +202,17 @@ static uint64_t nr_writeback_6x(const struct sim *s)
 	return global_page_state(s, NR_WRITEBACK) + global_page_state(s, NR_UNSTABLE_NFS);
 }
 
+/* domain_dirty_avail for the global domain: dirtyable memory and the dirty
+ * count the throttle works on */
+static void domain_dirty_avail(struct sim *s, struct dirty_throttle_control *d)
+{
+	d->avail = determine_dirtyable_memory(s);
+	d->dirty = global_page_state(s, NR_FILE_DIRTY) + nr_writeback_6x(s);
+}
+
 /* domain_dirty_limits for the global domain: emits global_dirty_state (no unstable=) */
 static void domain_dirty_limits(struct sim *s, struct sthread *th, struct dirty_throttle_control *d)
 {
-	d->avail = determine_dirtyable_memory(s);
 	domain_dirty_limits_calc(&s->c.thresh, &s->c.bg, d->avail, &d->bg_thresh, &d->thresh);
 	struct wb_event e;
 	ev_begin(s, th, &e, EV_GLOBAL_DIRTY_STATE, NULL);
@@ -245,8 +243,9 @@ static uint64_t bdi_calc_thresh(struct sim *s, struct bdi *bdi, uint64_t T, uint
 }
 
 /* wb_dirty_limits: the wb's share of thresh and its dirty pages */
-static void wb_dirty_limits(struct sim *s, struct bdi *bdi, struct dirty_throttle_control *d)
+static void wb_dirty_limits(struct sim *s, struct dirty_throttle_control *d)
 {
+	struct bdi *bdi = d->wb;
 	uint64_t rec;
 	d->wb_thresh = bdi_calc_thresh(s, bdi, d->thresh, d->dirty);
 	d->wb_bg_thresh = d->thresh ? d->wb_thresh * d->bg_thresh / d->thresh : 0;
@@ -259,15 +258,15 @@ static void domain_update_dirty_limit(struct sim *s, const struct dirty_throttle
 {
 	if (now < s->update_time + bandwidth_interval(s))
 		return;
-	s->global_dirty_limit = domain_dirty_limit_step(s->global_dirty_limit, d->thresh, d->dirty);
+	s->global_dirty_limit = update_dirty_limit(s->global_dirty_limit, d);
 	s->update_time = now;
 }
 
-static void wb_update_dirty_ratelimit(struct sim *s, struct bdi *bdi,
-				      const struct dirty_throttle_control *d, uint64_t dirtied,
-				      uint64_t elapsed)
+static void wb_update_dirty_ratelimit(struct sim *s, const struct dirty_throttle_control *d,
+				      uint64_t dirtied, uint64_t elapsed)
 {
-	uint64_t freerun = (d->thresh + d->bg_thresh) / 2;
+	struct bdi *bdi = d->wb;
+	uint64_t freerun = dirty_freerun_ceiling(d->thresh, d->bg_thresh);
 	struct ratelimit_update u = {
 		.dirty_ratelimit = bdi->dirty_ratelimit, .prev_balanced = bdi->balanced_dirty_ratelimit,
 		.pos_ratio = d->pos_ratio, .write_bw = bdi->avg_write_bandwidth,
@@ -276,7 +275,7 @@ static void wb_update_dirty_ratelimit(struct sim *s, struct bdi *bdi,
 	};
 	if (bdi_strict(s)) {
 		u.dirty = d->wb_dirty;
-		u.setpoint = (d->wb_thresh + d->wb_bg_thresh) / 2;
+		u.setpoint = dirty_freerun_ceiling(d->wb_thresh, d->wb_bg_thresh);
 	}
 	wb_dirty_ratelimit_calc(&u);
 	bdi->dirty_ratelimit = u.new_ratelimit;
@@ -302,21 +301,30 @@ static void wb_update_write_bandwidth(struct sim *s, struct bdi *bdi, uint64_t e
 	bdi->avg_write_bandwidth = max_u64(bdi->avg_write_bandwidth, 1);
 }
 
-/* __wb_update_bandwidth: no minimum interval and no quiet-period test any more */
-static void __wb_update_bandwidth(struct sim *s, struct bdi *bdi,
-				  const struct dirty_throttle_control *d, int update_ratelimit)
+/* __wb_update_bandwidth: no minimum interval and no quiet-period test any
+ * more; only a throttled pass (update_ratelimit) brings a filled-in gdtc */
+static void __wb_update_bandwidth(struct sim *s, const struct dirty_throttle_control *gdtc,
+				  int update_ratelimit)
 {
+	struct bdi *bdi = gdtc->wb;
 	uint64_t now = jiffies(s);
 	uint64_t elapsed = now > bdi->bw_time_stamp ? now - bdi->bw_time_stamp : 1;
 	uint64_t dirtied = bdi_stat(bdi, BDI_DIRTIED), written = bdi_stat(bdi, BDI_WRITTEN);
 	if (update_ratelimit) {
-		domain_update_dirty_limit(s, d, now);
-		wb_update_dirty_ratelimit(s, bdi, d, dirtied, elapsed);
+		domain_update_dirty_limit(s, gdtc, now);
+		wb_update_dirty_ratelimit(s, gdtc, dirtied, elapsed);
 	}
 	wb_update_write_bandwidth(s, bdi, elapsed, written);
 	bdi->dirtied_stamp = dirtied;
 	bdi->written_stamp = written;
 	bdi->bw_time_stamp = now;
+}
+
+/* wb_update_bandwidth: an update that leaves the limit and ratelimit alone */
+static void wb_update_bandwidth(struct sim *s, struct bdi *bdi)
+{
+	struct dirty_throttle_control gdtc = { .wb = bdi };
+	__wb_update_bandwidth(s, &gdtc, 0);
 }
 
 static int wb_has_writeback_inodes(const struct sim *s, const struct bdi *bdi)
@@ -343,12 +351,12 @@ static void wb_bandwidth_estimate_start(struct sim *s, struct bdi *bdi)
 static void wb_writepages_done(struct sim *s, struct bdi *bdi)
 {
 	if (jiffies(s) > bdi->bw_time_stamp + bandwidth_interval(s))
-		__wb_update_bandwidth(s, bdi, NULL, 0);
+		wb_update_bandwidth(s, bdi);
 }
 
 static void wb_update_bandwidth_workfn(struct sim *s, void *arg)
 {
-	__wb_update_bandwidth(s, arg, NULL, 0);
+	wb_update_bandwidth(s, arg);
 }
 
 /* an inode's writeback ended: one batched update BANDWIDTH_INTERVAL later */
@@ -363,7 +371,8 @@ static void wb_inode_writeback_end(struct sim *s, struct inode *inode)
 /* wb_over_bg_thresh: the background test counts dirty pages only, not writeback */
 static int wb_over_bg_thresh(struct sim *s, struct bdi *bdi)
 {
-	struct dirty_throttle_control d = { 0 };
+	struct dirty_throttle_control d = { .wb = bdi };
+	d.avail = determine_dirtyable_memory(s);
 	domain_dirty_limits(s, &bdi->flusher, &d);
 	d.dirty = global_page_state(s, NR_FILE_DIRTY);
 	if (d.dirty > d.bg_thresh)
@@ -386,7 +395,7 @@ static void trace_bdp_6x(struct sim *s, struct task *t, struct bdi *bdi, const s
 	const struct dirty_throttle_control *d = b->d;
 	int64_t hz = (int64_t)s->p.hz;
 	uint64_t now = jiffies(s);
-	uint64_t setpoint = (d->limit + (d->thresh + d->bg_thresh) / 2) / 2;
+	uint64_t setpoint = (d->limit + dirty_freerun_ceiling(d->thresh, d->bg_thresh)) / 2;
 	struct wb_event e;
 	ev_begin(s, &t->th, &e, EV_BALANCE_DIRTY_PAGES, bdi);
 	wb_event_set(&e, F_LIMIT, (int64_t)d->limit);
@@ -407,18 +416,36 @@ static void trace_bdp_6x(struct sim *s, struct task *t, struct bdi *bdi, const s
 	ev_emit(s, &e);
 }
 
-/* Reads the limits and counters of one pass (docs/current-kernel.md §10.2 steps 1 and 3). */
-static void bdp_read_state(struct sim *s, struct task *t, struct bdi *bdi,
-			   struct dirty_throttle_control *d)
+/* domain_dirty_freerun: under strictlimit the bdi's own counts decide */
+static void domain_dirty_freerun(struct sim *s, struct dirty_throttle_control *d, int strict)
 {
-	domain_dirty_limits(s, &t->th, d);
-	d->dirty = global_page_state(s, NR_FILE_DIRTY) + nr_writeback_6x(s);
-	if (bdi_strict(s)) {
-		wb_dirty_limits(s, bdi, d);
-		d->freerun = d->wb_dirty <= (d->wb_thresh + d->wb_bg_thresh) / 2;
+	if (strict) {
+		wb_dirty_limits(s, d);
+		d->freerun = d->wb_dirty <= dirty_freerun_ceiling(d->wb_thresh, d->wb_bg_thresh);
 	} else {
-		d->freerun = d->dirty <= (d->thresh + d->bg_thresh) / 2;
+		d->freerun = d->dirty <= dirty_freerun_ceiling(d->thresh, d->bg_thresh);
 	}
+}
+
+/* balance_domain_limits: the limits and counters of one pass
+ * (docs/current-kernel.md §10.2 steps 1 and 3) */
+static void balance_domain_limits(struct sim *s, struct sthread *th, struct dirty_throttle_control *d,
+				  int strict)
+{
+	domain_dirty_avail(s, d);
+	domain_dirty_limits(s, th, d);
+	domain_dirty_freerun(s, d, strict);
+}
+
+/* balance_wb_limits past the freerun exit: the bdi's share, dirty_exceeded
+ * (both over, 3.3+) and pos_ratio.  The kernel's wb-level freerun exit here
+ * is for PF_LOCAL_THROTTLE tasks only, which dd is not (§10.2 step 5). */
+static void balance_wb_limits(struct sim *s, struct dirty_throttle_control *d, int strict)
+{
+	if (!strict)
+		wb_dirty_limits(s, d);
+	d->dirty_exceeded = d->wb_dirty > d->wb_thresh && (d->dirty > d->thresh || strict);
+	wb_position_ratio(d, s->global_dirty_limit, d->wb->avg_write_bandwidth, strict);
 }
 
 /* Below the freerun point: no pause; poll again after ~sqrt(room) pages and
@@ -487,8 +514,8 @@ static void balance_dirty_pages_6x(struct sim *s, struct task *t, uint64_t pages
 	uint64_t start_time = jiffies(s);
 	for (;;) {
 		uint64_t now = jiffies(s);
-		struct dirty_throttle_control d = { 0 };
-		bdp_read_state(s, t, bdi, &d);
+		struct dirty_throttle_control d = { .wb = bdi };
+		balance_domain_limits(s, &t->th, &d, bdi_strict(s));
 		/* 6.x kicks the flusher above bg even in freerun */
 		if (global_page_state(s, NR_FILE_DIRTY) > d.bg_thresh && !writeback_in_progress(bdi))
 			bdi_start_background_writeback(s, &t->th, bdi);
@@ -498,14 +525,11 @@ static void balance_dirty_pages_6x(struct sim *s, struct task *t, uint64_t pages
 		}
 		if (!writeback_in_progress(bdi))
 			bdi_start_background_writeback(s, &t->th, bdi);
-		if (!bdi_strict(s))
-			wb_dirty_limits(s, bdi, &d);
-		/* both the wb and the domain must be over (3.3+); set and cleared here */
-		d.dirty_exceeded = d.wb_dirty > d.wb_thresh && (d.dirty > d.thresh || bdi_strict(s));
-		wb_position_ratio(&d, s->global_dirty_limit, bdi->avg_write_bandwidth, bdi_strict(s));
+		balance_wb_limits(s, &d, bdi_strict(s));
+		/* set and cleared on every throttled pass */
 		bdi->dirty_exceeded = d.dirty_exceeded;
 		if (now > bdi->bw_time_stamp + bandwidth_interval(s))
-			__wb_update_bandwidth(s, bdi, &d, 1);
+			__wb_update_bandwidth(s, &d, 1);
 
 		uint64_t rl = bdi->dirty_ratelimit;
 		uint64_t task_rl = (rl * d.pos_ratio) >> RATELIMIT_CALC_SHIFT;
@@ -543,19 +567,11 @@ static void balance_dirty_pages_6x(struct sim *s, struct task *t, uint64_t pages
 	}
 }
 
-static uint64_t task_limit(const struct task *t)
-{
-	uint64_t limit = t->nr_dirtied_pause;
-	if (t->inode->bdi->dirty_exceeded && limit > 8)
-		limit = 8;
-	return limit;
-}
-
 /* balance_dirty_pages_ratelimited: nr newly dirtied pages were counted for the
  * task and for this CPU (6.x counts them in the accounting hook) */
-static void current_ratelimited(struct sim *s, struct task *t, uint64_t nr)
+static void ratelimited_6x(struct sim *s, struct task *t, uint64_t nr)
 {
-	uint64_t limit = task_limit(t);
+	uint64_t limit = nr_dirtied_limit(t);
 	uint64_t *p = &s->bdp_ratelimits[t->th.cpu];
 	t->nr_dirtied += nr;
 	*p += nr;
@@ -571,7 +587,7 @@ static void current_ratelimited(struct sim *s, struct task *t, uint64_t nr)
 
 /* writeback_set_ratelimit (run when the case's sysctls were written): the
  * domain's hard limit starts at thresh; the writeout shares start settled. */
-static void current_init(struct sim *s)
+static void init_6x(struct sim *s)
 {
 	uint64_t bg, thresh;
 	domain_dirty_limits_calc(&s->c.thresh, &s->c.bg, determine_dirtyable_memory(s), &bg, &thresh);
@@ -593,17 +609,18 @@ static void current_init(struct sim *s)
 	}
 }
 
-const struct throttle_model throttle_current = {
+THROTTLE_MODEL(throttle_6x) = {
+	/* the user-visible name: it is in result directories, the seed and the docs */
 	.name = "current",
 	.summary = "Linux 6.x (6.18): think time, min/max pause, flex proportions (use --set hz=250 here)",
 	.era = ERA_6X,
-	.init = current_init,
-	.ratelimited = current_ratelimited,
+	.init = init_6x,
+	.ratelimited = ratelimited_6x,
 	.pages_before_check = ioless_pages_before_check,
 	.over_bground_thresh = wb_over_bg_thresh,
 	.update_dirty_ratelimit = NULL,
 	.count_bdi_dirtied = 1,
-	.nfs_commit_skip_empty = 1,
+	.nfs_client = &nfs_client_3_2,
 	.flex_proportions = 1,
 	.bandwidth_from_writepages = 1,
 	.writepages_begin = wb_bandwidth_estimate_start,

@@ -1,18 +1,10 @@
-/* Linux 6.x ("current") throttling: the pure formulas of bdp_current.c,
- * exposed for the unit tests (docs/current-kernel.md, docs/current-model.md). */
-#ifndef WBLAB_CURRENT_H
-#define WBLAB_CURRENT_H
+/* The Linux 6.x throttling model (its --kernel name is "current"): the pure
+ * formulas of bdp_6x.c, exposed for the unit tests (docs/current-kernel.md, docs/current-model.md). */
+#ifndef WBLAB_BDP_6X_H
+#define WBLAB_BDP_6X_H
 #include <stdint.h>
+#include "../sim/page_writeback.h"
 #include "../util/case.h"
-
-/* dirty_throttle_control without cgroups: one wb in the global domain */
-struct dirty_throttle_control {
-	uint64_t avail, dirty, thresh, bg_thresh;
-	uint64_t wb_dirty, wb_thresh, wb_bg_thresh;
-	uint64_t limit;            /* hard limit used by the last wb_position_ratio */
-	uint64_t pos_ratio;        /* 1024 = 1.0 */
-	int freerun, dirty_exceeded;
-};
 
 /* One wb_update_dirty_ratelimit computation (inputs and outputs). */
 struct ratelimit_update {
@@ -29,7 +21,7 @@ uint64_t wb_calc_thresh(uint64_t T, uint64_t dirty, uint64_t num, uint64_t den,
 			uint64_t min_ratio, uint64_t max_ratio, uint64_t sum_min_ratio, int strict);
 /* the global cubic, clamped to [0, 2048] */
 int64_t pos_ratio_polynom(int64_t setpoint, int64_t dirty, int64_t limit);
-/* sets dtc->limit and dtc->pos_ratio */
+/* sets dtc->limit and dtc->pos_ratio (struct dirty_throttle_control: page_writeback.h) */
 void wb_position_ratio(struct dirty_throttle_control *dtc, uint64_t dom_dirty_limit,
 		       uint64_t write_bw, int strict);
 uint64_t wb_max_pause(uint64_t hz, uint64_t avg_write_bw, uint64_t wb_dirty);
@@ -38,7 +30,6 @@ uint64_t wb_min_pause(uint64_t hz, uint64_t avg_write_bw, uint64_t max_pause, ui
 void wb_dirty_ratelimit_calc(struct ratelimit_update *u);
 /* trace-only wb_setpoint (exact division, bumped wb_thresh) */
 uint64_t trace_wb_setpoint(uint64_t setpoint, uint64_t wb_thresh, uint64_t thresh);
-uint64_t domain_dirty_limit_step(uint64_t dirty_limit, uint64_t thresh, uint64_t dirty);
 
 /* A task's throttle clock: what balance_dirty_pages keeps per task. */
 struct bdp_task_clock {
