@@ -157,6 +157,7 @@ THROTTLE_MODEL(throttle_31_vanilla) = {
  * differs only in the writeback_single_inode trace format */
 THROTTLE_MODEL(throttle_31_rc8_vanilla) = {
 	.name = "3.1.0-rc8-vanilla+",
+	.alias_of = "3.1-vanilla",
 	.summary = "alias of 3.1-vanilla with 3.1-rc8 trace formats (the seed's first kernel)",
 	.era = ERA_3_1_RC8,
 	VANILLA_31,

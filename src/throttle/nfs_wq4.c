@@ -29,6 +29,7 @@ THROTTLE_MODEL(throttle_31_nfs_wq4) = {
 
 THROTTLE_MODEL(throttle_31_rc8_nfs_wq4) = {
 	.name = "3.1.0-rc8-nfs-wq4+",
+	.alias_of = "3.1-nfs-wq4",
 	.summary = "alias of 3.1-nfs-wq4 (the seed's second kernel)",
 	.era = ERA_3_1_RC8_IOLESS,
 	NFS_WQ4,

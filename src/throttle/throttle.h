@@ -44,6 +44,9 @@ struct throttle_model {
 	/* the inode's last page under writeback completed (interrupt context; NULL if none) */
 	void (*inode_writeback_done)(struct sim *s, struct inode *inode);
 	const char *flusher_comm;            /* NULL: "flush-MAJ:MIN" (3.x per-bdi thread) */
+	/* the model this one repeats under another name (the seed's kernel
+	 * names); `-k all` runs the original only */
+	const char *alias_of;
 };
 
 /* Defines a model and registers it: the build collects every line starting
