@@ -113,7 +113,32 @@ ln -s "$dev" "$T/devlink"
 "${RUN[@]}" --dev "$T/devlink" --yes-destroy -o "$T/r7" "$C" >"$T/o" 2>&1; rc=$?
 check_cmd "--dev via a symlink to a mounted device is refused" eval '[ "$rc" = 1 ] && grep -q "is mounted" "$T/o"'
 check_cmd "and the device's file system is intact" eval 'mountpoint -q "$T/devmnt" && [ -d "$T/devmnt/lost+found" ]'
-umount "$T/devmnt"; losetup -d "$dev"
+umount "$T/devmnt"
+# a device with a mounted partition, and a device in use as swap
+if command -v sfdisk >/dev/null && command -v mkswap >/dev/null; then
+	echo ',' | sfdisk -q "$dev" >/dev/null 2>&1 && partx -a "$dev" 2>/dev/null
+	if [ -b "${dev}p1" ]; then
+		mkfs.ext4 -q "${dev}p1" && mount "${dev}p1" "$T/devmnt"
+		"${RUN[@]}" --dev "$dev" --yes-destroy -o "$T/r7" "$C" >"$T/o" 2>&1; rc=$?
+		check_cmd "--dev whose partition is mounted is refused" eval '[ "$rc" = 1 ] && grep -q "has partition" "$T/o"'
+		umount "$T/devmnt"; partx -d "$dev" 2>/dev/null
+		hostile=$((hostile + 1))
+	else
+		skip "--dev with a mounted partition" "no partition device appeared"
+	fi
+	wipefs -qa "$dev" >/dev/null 2>&1; mkswap -q "$dev" >/dev/null 2>&1
+	if swapon "$dev" 2>/dev/null; then
+		"${RUN[@]}" --dev "$dev" --yes-destroy -o "$T/r7" "$C" >"$T/o" 2>&1; rc=$?
+		swapoff "$dev"
+		check_cmd "--dev in use as swap is refused" eval '[ "$rc" = 1 ] && grep -q "swap" "$T/o"'
+		hostile=$((hostile + 1))
+	else
+		skip "--dev in use as swap" "swapon refused here"
+	fi
+else
+	skip "--dev with a mounted partition or as swap" "sfdisk or mkswap missing"
+fi
+losetup -d "$dev"
 hostile=$((hostile + 1))
 
 # --- 6. a full scratch file system ---------------------------------------------------
