@@ -68,8 +68,9 @@ struct blk_dev_type {
 	void (*busy)(const void *dev, double *busy_s, uint64_t *repositions);
 };
 extern const struct blk_dev_type dev_hdd, dev_ssd, dev_loop;
-/* hdd positioning time in ns from the head at `from` to a request at `to` */
-double hdd_position_ns(const void *hdd, uint64_t from, uint64_t to);
+/* hdd seek time in ns from the head at `from` to a request at `to` (0 if equal),
+ * without the rotational latency */
+double hdd_seek_ns(const void *hdd, uint64_t from, uint64_t to);
 
 /* ---- block allocation of each file system: one file each ---------------- */
 struct blk_alloc_type {

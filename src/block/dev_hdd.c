@@ -2,7 +2,8 @@
  * Rotational disk).
  *   positioning(from, to) = 0 when `to` continues where the head is, else
  *       track + (full_stroke - track) * sqrt(|to - from| / capacity)
- *       + half a revolution (the mean rotational latency);
+ *       + rotational latency, u * one revolution with u uniform in [0, 1)
+ *       from the run's seeded generator (mean: half a turn);
  *   media time of n bytes = n / bw.
  * With a cache of cache_mb, a write received over the link (n / link_mbps)
  * completes as soon as it fits in the cache; the cache coalesces adjacent
@@ -25,7 +26,7 @@ struct hdd {
 	struct sim *s;
 	blk_done_fn done;
 	void *ctx;
-	double cap_sectors, ns_per_sector, link_ns_per_sector, t2t_ns, stroke_ns, rot_ns;
+	double cap_sectors, ns_per_sector, link_ns_per_sector, t2t_ns, stroke_ns, rev_ns;
 	uint64_t qd, cache_sectors;
 	struct rq_list pend;            /* received, not yet in the cache / on the media */
 	uint64_t in_flight;
@@ -40,7 +41,7 @@ struct hdd {
 	uint64_t repositions;
 };
 
-double hdd_position_ns(const void *dev, uint64_t from, uint64_t to)
+double hdd_seek_ns(const void *dev, uint64_t from, uint64_t to)
 {
 	const struct hdd *h = dev;
 	if (from == to)
@@ -49,7 +50,7 @@ double hdd_position_ns(const void *dev, uint64_t from, uint64_t to)
 	double frac = d / h->cap_sectors;
 	if (frac > 1)
 		frac = 1;
-	return h->t2t_ns + (h->stroke_ns - h->t2t_ns) * sqrt(frac) + h->rot_ns;
+	return h->t2t_ns + (h->stroke_ns - h->t2t_ns) * sqrt(frac);
 }
 
 static void *hdd_create(struct sim *s, const struct dev_params *dp, blk_done_fn done, void *ctx)
@@ -65,7 +66,7 @@ static void *hdd_create(struct sim *s, const struct dev_params *dp, blk_done_fn 
 	h->link_ns_per_sector = SECTOR_BYTES / (dp->link_mbps * 1048576.0) * 1e9;
 	h->t2t_ns = dp->track_ms * 1e6;
 	h->stroke_ns = dp->full_stroke_ms * 1e6;
-	h->rot_ns = 0.5 * 60e9 / dp->rpm;
+	h->rev_ns = 60e9 / dp->rpm;
 	h->qd = dp->queue_depth;
 	h->cache_sectors = (uint64_t)(dp->cache_mb * 1048576.0 / SECTOR_BYTES);
 	return h;
@@ -149,9 +150,11 @@ static void through_done(struct sim *s, void *arg)
 
 static double media_op(struct hdd *h, uint64_t start, uint64_t len)
 {
-	double pos = hdd_position_ns(h, h->head, start);
-	if (pos > 0)
+	double pos = hdd_seek_ns(h, h->head, start);
+	if (h->head != start) {
+		pos += sim_rand(h->s) * h->rev_ns;
 		h->repositions++;
+	}
 	double ns = pos + (double)len * h->ns_per_sector;
 	h->head = start + len;
 	h->busy_ns += ns;
@@ -167,7 +170,7 @@ static void media_kick(struct hdd *h)
 		struct blk_rq *best = NULL;
 		double best_ns = 0;
 		for (struct blk_rq *rq = h->pend.head; rq; rq = rq->next) {
-			double ns = hdd_position_ns(h, h->head, rq->sector);
+			double ns = hdd_seek_ns(h, h->head, rq->sector);
 			if (!best || ns < best_ns) {
 				best = rq;
 				best_ns = ns;

@@ -38,7 +38,7 @@ static const struct param_desc descs[] = {
 	{ "dev.queue_depth", PT_U64, P(dev.queue_depth), 31, "requests the device holds at once (NCQ: 31 on SATA)", 1, 65536 },
 	{ "dev.bw_mbps", PT_DOUBLE, P(dev.bw_mbps), 57, "sustained write rate of the media (hdd) or device (ssd, loop), MiB/s", 1, 100000 },
 	{ "dev.capacity_gb", PT_DOUBLE, P(dev.capacity_gb), 500, "hdd capacity: seek distance is measured against it", 1, 100000 },
-	{ "dev.rpm", PT_DOUBLE, P(dev.rpm), 7200, "hdd spindle speed: half a turn of latency for a non-contiguous request", 3600, 15000 },
+	{ "dev.rpm", PT_DOUBLE, P(dev.rpm), 7200, "hdd spindle speed: a non-contiguous request waits a seeded uniform share of one turn", 3600, 15000 },
 	{ "dev.track_ms", PT_DOUBLE, P(dev.track_ms), 1.0, "hdd track-to-track seek", 0.1, 5 },
 	{ "dev.full_stroke_ms", PT_DOUBLE, P(dev.full_stroke_ms), 16, "hdd full-stroke seek (seek = track + (full - track) * sqrt(distance / capacity))", 1, 40 },
 	{ "dev.cache_mb", PT_DOUBLE, P(dev.cache_mb), 32, "hdd write-back cache; 0 = write-through (completion after the media write)", 0, 1024 },
@@ -203,7 +203,7 @@ void params_list(FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(descs); i++) {
 		const struct param_desc *d = &descs[i];
 		if (d->type == PT_NAME)
-			fprintf(f, "  %-28s %-8s %s\n", d->key, d->names[(size_t)d->def], d->doc);
+			fprintf(f, "  %-28s %-8s  %s\n", d->key, d->names[(size_t)d->def], d->doc);
 		else if (d->hi > d->lo)
 			fprintf(f, "  %-28s %-8g %s [%g..%g]\n", d->key, d->def, d->doc, d->lo, d->hi);
 		else
