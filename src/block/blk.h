@@ -28,6 +28,7 @@ struct blk_rq {
 	struct blk_rq *snext;           /* front-merge hash (by start sector) */
 	int hashed;
 	void *dev_priv;                 /* the device's, while in flight */
+	struct blk_rq *all_next;        /* every request the queue allocated, to free them */
 	double dev_tag;                 /* the device's, while in flight */
 };
 
@@ -104,7 +105,7 @@ struct blk_queue {
 	int congested;
 	int has_congestion;             /* 3.x queues; blk-mq has no congestion marks */
 	struct waitq wait;              /* submitters waiting for a free request */
-	struct blk_rq *free_list;
+	struct blk_rq *free_list, *all;
 	struct blk_rq *hash_end[BLK_HASH], *hash_start[BLK_HASH];
 	uint64_t in_driver;
 	/* statistics */

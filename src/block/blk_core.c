@@ -137,8 +137,9 @@ void blk_queue_destroy(struct blk_queue *q)
 		q->dev->destroy(q->dev_data);
 	if (q->alloc_data)
 		q->alloc->destroy(q->alloc_data);
-	for (struct blk_rq *r = q->free_list, *n; r; r = n) {
-		n = r->next;
+	/* wherever they are: free, plugged, queued or in the device */
+	for (struct blk_rq *r = q->all, *n; r; r = n) {
+		n = r->all_next;
 		free(r);
 	}
 	free(q);
@@ -247,11 +248,18 @@ void blk_submit_bio(struct sim *s, struct blk_queue *q, struct blk_plug *plug, s
 			sim_wait(s, &q->wait, 0);
 	}
 	rq = q->free_list;
-	if (rq)
+	struct blk_rq *all_next;
+	if (rq) {
 		q->free_list = rq->next;
-	else if (!(rq = malloc(sizeof(*rq))))
-		abort();
+		all_next = rq->all_next;
+	} else {
+		if (!(rq = malloc(sizeof(*rq))))
+			abort();
+		all_next = q->all;
+		q->all = rq;
+	}
 	memset(rq, 0, sizeof(*rq));
+	rq->all_next = all_next;
 	rq->sector = sector;
 	rq->nr_sectors = nr;
 	rq->seg[0] = seg;
