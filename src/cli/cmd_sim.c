@@ -27,8 +27,12 @@ static void usage(FILE *f)
 	      "  thresh=100M/ext4-10dd-4k-8p-4096M-100M:10\n"
 	      "THRESH/BG with a unit (K/M/G) are vm.dirty_bytes / dirty_background_bytes, bare\n"
 	      "numbers vm.dirty_ratio / dirty_background_ratio.  GROUP defaults to thresh=THRESH.\n"
-	      "FS ext2/ext3/ext4/xfs/btrfs all use the same disk model for now (one request\n"
-	      "queue, sequential bandwidth, a seek between files); nfs is an NFSv3 mount over\n"
+	      "FS ext4/xfs/btrfs write through a block layer (docs/storage-model.md): the\n"
+	      "file system's delayed allocation (ext2/ext3 use ext4's), a merging request\n"
+	      "queue, the era's elevator (dev.elevator=auto: cfq for 3.x, mq-deadline for\n"
+	      "current) and the dev.model device (default hdd-2011: 7200 rpm, NCQ, 32 MiB\n"
+	      "write-back cache; ssd, nvme, loop; fifo is the old one-queue disk of the\n"
+	      "disk.* keys, chosen by any disk.* key alone).  nfs is an NFSv3 mount over\n"
 	      "a gigabit link to a one-disk server (see docs/nfs-model.md).\n"
 	      "BS must be a multiple of 4k.\n\nmodels:\n", f);
 	for (const struct throttle_model *const *m = throttle_models(); *m; m++)
