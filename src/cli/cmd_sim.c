@@ -25,8 +25,12 @@ static void usage(FILE *f)
 	      "  '{ext4,xfs}-{1,2,10}dd-4k-8p-4096M-{1M,10M,100M,1G}:10'   (24 cases)\n"
 	      "  'ext4-{1..4}dd-4k-8p-4096M-100M:10'\n"
 	      "and a bare comma list in one field means the same: 'ext4,xfs-1dd-...'.\n"
-	      "FS ext2/ext3/ext4/xfs/btrfs all use the same disk model for now (one request\n"
-	      "queue, sequential bandwidth, a seek between files); nfs is an NFSv3 mount over\n"
+	      "FS ext4/xfs/btrfs write through a block layer (docs/storage-model.md): the\n"
+	      "file system's delayed allocation (ext2/ext3 use ext4's), a merging request\n"
+	      "queue, the era's elevator (dev.elevator=auto: cfq for 3.x, mq-deadline for\n"
+	      "current) and the dev.model device (default hdd-2011: 7200 rpm, NCQ, 32 MiB\n"
+	      "write-back cache; ssd, nvme, loop; fifo is the old one-queue disk of the\n"
+	      "disk.* keys, chosen by any disk.* key alone).  nfs is an NFSv3 mount over\n"
 	      "a gigabit link to a one-disk server (see docs/nfs-model.md).\n"
 	      "BS must be a multiple of 4k.\n\nmodels:\n", f);
 	for (const struct throttle_model *const *m = throttle_models(); *m; m++)

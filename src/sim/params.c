@@ -1,6 +1,7 @@
 #include <string.h>
 #include "params.h"
 #include "../util/util.h"
+#include "../block/dev_presets.h"
 
 #define P(field) offsetof(struct sim_params, field)
 
@@ -29,6 +30,23 @@ static const struct param_desc descs[] = {
 	{ "disk.jitter_pct", PT_DOUBLE, P(disk.jitter_pct), 5, "+- random variation of each request's service time" },
 	{ "disk.nr_requests", PT_U64, P(disk.nr_requests), 128, "block queue nr_requests" },
 	{ "disk.max_request_kb", PT_U64, P(disk.max_request_kb), 512, "largest block request (max_sectors_kb)" },
+	/* the local block device; numbers default to the hdd-2011 preset */
+	{ "dev.model", PT_NAME, P(dev.model), 0, "local device preset: hdd-2011, ssd, nvme, loop, or fifo (the disk.* model); any disk.* key alone selects fifo", 0, 0, dev_model_names },
+	{ "dev.elevator", PT_NAME, P(dev.elevator), 0, "I/O scheduler: auto (cfq for 3.x models, mq-deadline for current), noop/none, deadline/mq-deadline, cfq", 0, 0, dev_elevator_names },
+	{ "dev.nr_requests", PT_U64, P(dev.nr_requests), 0, "block queue nr_requests; 0: the kernel's (3.x 128; blk-mq 2 x min(queue_depth, 128), queue_depth with none)", 0, 65536 },
+	{ "dev.max_sectors_kb", PT_U64, P(dev.max_sectors_kb), 512, "largest request (max_sectors_kb)", 4, 65536 },
+	{ "dev.queue_depth", PT_U64, P(dev.queue_depth), 31, "requests the device holds at once (NCQ: 31 on SATA)", 1, 65536 },
+	{ "dev.bw_mbps", PT_DOUBLE, P(dev.bw_mbps), 57, "sustained write rate of the media (hdd) or device (ssd, loop), MiB/s", 1, 100000 },
+	{ "dev.capacity_gb", PT_DOUBLE, P(dev.capacity_gb), 500, "hdd capacity: seek distance is measured against it", 1, 100000 },
+	{ "dev.rpm", PT_DOUBLE, P(dev.rpm), 7200, "hdd spindle speed: a non-contiguous request waits a seeded uniform share of one turn", 3600, 15000 },
+	{ "dev.track_ms", PT_DOUBLE, P(dev.track_ms), 1.0, "hdd track-to-track seek", 0.1, 5 },
+	{ "dev.full_stroke_ms", PT_DOUBLE, P(dev.full_stroke_ms), 16, "hdd full-stroke seek (seek = track + (full - track) * sqrt(distance / capacity))", 1, 40 },
+	{ "dev.cache_mb", PT_DOUBLE, P(dev.cache_mb), 32, "hdd write-back cache; 0 = write-through (completion after the media write)", 0, 1024 },
+	{ "dev.link_mbps", PT_DOUBLE, P(dev.link_mbps), 280, "hdd host link payload rate (SATA II 3 Gb/s)", 10, 10000 },
+	{ "dev.latency_us", PT_DOUBLE, P(dev.latency_us), 0, "ssd/loop fixed latency of each request", 0, 100000 },
+	{ "dev.parallel", PT_U64, P(dev.parallel), 1, "ssd internal units serving requests at once", 1, 64 },
+	{ "dev.stall_every_s", PT_DOUBLE, P(dev.stall_every_s), 0, "loop: mean time between host stalls (seeded, exponential); 0 = none", 0, 3600 },
+	{ "dev.stall_ms", PT_DOUBLE, P(dev.stall_ms), 0, "loop: length of one host stall", 0, 10000 },
 	{ "nfs.net_mbps", PT_DOUBLE, P(nfs.net_mbps), 117, "gigabit payload bandwidth, 10^6 B/s" },
 	{ "nfs.net_latency_ms", PT_DOUBLE, P(nfs.net_latency_ms), 0.1, "one-way network latency" },
 	{ "nfs.wsize_kb", PT_U64, P(nfs.wsize_kb), 1024, "negotiated NFS wsize" },
@@ -48,10 +66,14 @@ static const struct param_desc descs[] = {
 	{ "nfs.server_bg_ratio", PT_U64, P(nfs.server_bg_ratio), 10, "server vm.dirty_background_ratio" },
 };
 
+_Static_assert(ARRAY_SIZE(descs) <= 128, "set_mask holds 128 rows");
+
 static void store(struct sim_params *p, const struct param_desc *d, double v)
 {
 	char *base = (char *)p + d->offset;
-	if (d->type == PT_U64)
+	if (d->type == PT_NAME)
+		snprintf(base, DEV_NAME_LEN, "%s", d->names[(size_t)v]);
+	else if (d->type == PT_U64)
 		*(uint64_t *)base = (uint64_t)v;
 	else
 		*(double *)base = v;
@@ -62,6 +84,62 @@ void params_defaults(struct sim_params *p)
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < ARRAY_SIZE(descs); i++)
 		store(p, &descs[i], descs[i].def);
+}
+
+static int row_of(const char *key, size_t kl)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(descs); i++)
+		if (strlen(descs[i].key) == kl && strncmp(descs[i].key, key, kl) == 0)
+			return (int)i;
+	return -1;
+}
+
+int params_is_set(const struct sim_params *p, const char *key)
+{
+	int i = row_of(key, strlen(key));
+	return i >= 0 && (p->set_mask[i / 64] >> (i % 64) & 1);
+}
+
+static void mark_set(struct sim_params *p, size_t i)
+{
+	p->set_mask[i / 64] |= 1ULL << (i % 64);
+}
+
+/* dev.model=NAME: every dev.* number the user did not set takes the
+ * preset's value (or the table default the preset leaves alone), so the
+ * order of --set options does not matter */
+static void apply_preset(struct sim_params *p, const struct dev_preset *pr)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(descs); i++)
+		if (strncmp(descs[i].key, "dev.", 4) == 0 && descs[i].type != PT_NAME &&
+		    !params_is_set(p, descs[i].key))
+			store(p, &descs[i], descs[i].def);
+	for (const struct dev_preset_kv *kv = pr->kv; kv->key; kv++) {
+		int i = row_of(kv->key, strlen(kv->key));
+		if (i >= 0 && !params_is_set(p, kv->key))
+			store(p, &descs[i], kv->value);
+	}
+}
+
+static int set_name(struct sim_params *p, size_t row, const char *val, char *err, size_t errlen)
+{
+	const struct param_desc *d = &descs[row];
+	for (size_t n = 0; d->names[n]; n++)
+		if (strcmp(d->names[n], val) == 0) {
+			store(p, d, (double)n);
+			mark_set(p, row);
+			if (strcmp(d->key, "dev.model") == 0) {
+				const struct dev_preset *pr = dev_preset_find(val);
+				if (pr)
+					apply_preset(p, pr);
+			}
+			return 0;
+		}
+	snprintf(err, errlen, "--set %s: unknown name '%s' (one of:", d->key, val);
+	for (size_t n = 0; d->names[n]; n++)
+		snprintf(err + strlen(err), errlen - strlen(err), " %s", d->names[n]);
+	snprintf(err + strlen(err), errlen - strlen(err), ")");
+	return -1;
 }
 
 int params_set(struct sim_params *p, const char *a, char *err, size_t errlen)
@@ -76,6 +154,8 @@ int params_set(struct sim_params *p, const char *a, char *err, size_t errlen)
 		const struct param_desc *d = &descs[i];
 		if (strlen(d->key) != kl || strncmp(d->key, a, kl) != 0)
 			continue;
+		if (d->type == PT_NAME)
+			return set_name(p, i, eq + 1, err, errlen);
 		double v;
 		uint64_t u;
 		if (d->type == PT_U64 ? parse_u64(eq + 1, &u) : parse_double(eq + 1, &v)) {
@@ -88,7 +168,17 @@ int params_set(struct sim_params *p, const char *a, char *err, size_t errlen)
 			snprintf(err, errlen, "--set %.*s: value '%s' out of range", (int)kl, a, eq + 1);
 			return -1;
 		}
+		if (d->hi > d->lo && (v < d->lo || v > d->hi)) {
+			snprintf(err, errlen, "--set %s=%s: out of the physical range %g..%g", d->key, eq + 1,
+				 d->lo, d->hi);
+			return -1;
+		}
 		store(p, d, v);
+		mark_set(p, i);
+		/* the disk.* keys describe the FIFO model: setting one without a
+		 * dev.model selects it, as before the block layer existed */
+		if (strncmp(d->key, "disk.", 5) == 0 && !params_is_set(p, "dev.model"))
+			snprintf(p->dev.model, sizeof(p->dev.model), "fifo");
 		return 0;
 	}
 	snprintf(err, errlen, "--set: unknown parameter '%.*s' (see 'wblab sim --help')", (int)kl, a);
@@ -99,7 +189,9 @@ void params_write(const struct sim_params *p, FILE *f)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(descs); i++) {
 		const char *base = (const char *)p + descs[i].offset;
-		if (descs[i].type == PT_U64)
+		if (descs[i].type == PT_NAME)
+			fprintf(f, "%s = %s\n", descs[i].key, base);
+		else if (descs[i].type == PT_U64)
 			fprintf(f, "%s = %llu\n", descs[i].key, (unsigned long long)*(const uint64_t *)base);
 		else
 			fprintf(f, "%s = %.6g\n", descs[i].key, *(const double *)base);
@@ -108,6 +200,13 @@ void params_write(const struct sim_params *p, FILE *f)
 
 void params_list(FILE *f)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(descs); i++)
-		fprintf(f, "  %-28s %-8g %s\n", descs[i].key, descs[i].def, descs[i].doc);
+	for (size_t i = 0; i < ARRAY_SIZE(descs); i++) {
+		const struct param_desc *d = &descs[i];
+		if (d->type == PT_NAME)
+			fprintf(f, "  %-28s %-8s  %s\n", d->key, d->names[(size_t)d->def], d->doc);
+		else if (d->hi > d->lo)
+			fprintf(f, "  %-28s %-8g %s [%g..%g]\n", d->key, d->def, d->doc, d->lo, d->hi);
+		else
+			fprintf(f, "  %-28s %-8g %s\n", d->key, d->def, d->doc);
+	}
 }

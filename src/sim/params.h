@@ -15,6 +15,28 @@ struct disk_params {
 	uint64_t max_request_kb; /* largest request */
 };
 
+/* The local block device (src/block/, docs/storage-model.md).  model and
+ * elevator are names; every number is physical and has a range in the table. */
+#define DEV_NAME_LEN 16
+struct dev_params {
+	char model[DEV_NAME_LEN];    /* preset: fifo, hdd-2011, ssd, nvme, loop */
+	char elevator[DEV_NAME_LEN]; /* auto, noop, none, deadline, mq-deadline, cfq */
+	uint64_t nr_requests;        /* 0: the kernel's default for the queue */
+	uint64_t max_sectors_kb;     /* largest request */
+	uint64_t queue_depth;        /* requests the device holds at once (NCQ tags) */
+	double bw_mbps;              /* media (hdd) or device (ssd, loop) write rate, MiB/s */
+	double capacity_gb;          /* hdd: seek distances scale with it */
+	double rpm;                  /* hdd */
+	double track_ms;             /* hdd: track-to-track seek */
+	double full_stroke_ms;       /* hdd: full-stroke seek */
+	double cache_mb;             /* hdd: write-back cache, 0 = write-through */
+	double link_mbps;            /* hdd: host link (SATA) payload rate, MiB/s */
+	double latency_us;           /* ssd, loop: fixed per-request latency */
+	uint64_t parallel;           /* ssd: internal units serving requests at once */
+	double stall_every_s;        /* loop: mean seconds between host stalls, 0 = none */
+	double stall_ms;             /* loop: length of one stall */
+};
+
 struct nfs_params {
 	double net_mbps;         /* payload bandwidth of the link, MB/s (10^6 B/s) */
 	double net_latency_ms;   /* one way */
@@ -54,10 +76,12 @@ struct sim_params {
 	uint64_t debug_checks;   /* 1: check invariants after every event */
 	uint64_t stack_kb;       /* coroutine stack per simulated thread */
 	struct disk_params disk;
+	struct dev_params dev;
 	struct nfs_params nfs;
+	uint64_t set_mask[2];    /* keys given by params_set (bit = table row), for presets */
 };
 
-enum param_type { PT_U64, PT_DOUBLE };
+enum param_type { PT_U64, PT_DOUBLE, PT_NAME };
 
 struct param_desc {
 	const char *key;
@@ -65,6 +89,10 @@ struct param_desc {
 	size_t offset;
 	double def;
 	const char *doc;
+	/* optional: the physical range a value must lie in (hi > lo), and for
+	 * PT_NAME the accepted names (NULL-terminated; def indexes it) */
+	double lo, hi;
+	const char *const *names;
 };
 
 void params_defaults(struct sim_params *p);
@@ -73,5 +101,7 @@ int params_set(struct sim_params *p, const char *assignment, char *err, size_t e
 void params_write(const struct sim_params *p, FILE *f);
 /* For --help: every key with default and doc. */
 void params_list(FILE *f);
+/* Whether KEY was given by params_set (not a default or a preset's value). */
+int params_is_set(const struct sim_params *p, const char *key);
 
 #endif

@@ -9,6 +9,8 @@
 #include "vmstat.h"
 #include "writer.h"
 #include "../analysis/stats.h"
+#include "../block/blk.h"
+#include "../block/dev_presets.h"
 #include "../dev/blkdev.h"
 #include "../nfs/nfs.h"
 #include "../throttle/throttle.h"
@@ -33,6 +35,10 @@ int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, si
 		FAIL("parameter hz=%llu out of range 10..10000", (unsigned long long)p->hz);
 	if (p->disk.bw_mbps <= 0 || p->disk.nr_requests < 2 || p->disk.max_request_kb < 4)
 		FAIL("disk parameters out of range (bw_mbps > 0, nr_requests >= 2, max_request_kb >= 4)");
+	if (!dev_preset_find(p->dev.model))
+		FAIL("dev.model '%s' unknown", p->dev.model);
+	if (p->dev.nr_requests == 1)
+		FAIL("dev.nr_requests must be 0 (the kernel's) or >= 2");
 	if (p->cpu_page_ns <= 0 || p->batch_max_us <= 0 || p->stack_kb < 64 ||
 	    p->writeback_inode_ns < 1)
 		FAIL("cpu_page_ns, batch_max_us, writeback_inode_ns must be > 0, stack_kb >= 64");
@@ -133,11 +139,16 @@ int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	if (nfs) {
 		if (nfs_mount_create(s, bdi))
 			FAIL("out of memory");
-	} else {
+	} else if (strcmp(s->p.dev.model, "fifo") == 0) {
 		bdi->ops = &blkdev_bdi_ops;
 		bdi->dev = blkdev_create(s, bdi);
 		if (!bdi->dev)
 			FAIL("out of memory");
+	} else {
+		bdi->ops = &blk_bdi_ops;
+		bdi->dev = blk_bdi_create(s, bdi, err, errlen);
+		if (!bdi->dev)
+			return -1;
 	}
 	m->init(s);
 	s->now = 0;
