@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	      "BS must be a multiple of 4k.\n\nmodels:\n", f);
 	for (const struct throttle_model *const *m = throttle_models(); *m; m++)
 		fprintf(f, "  %-22s %s\n", (*m)->name, (*m)->summary);
-	fputs("\nparameters (--set KEY=VAL; name, default, meaning):\n", f);
+	fputs("\nparameters (--set KEY=VAL; name, default, range, meaning):\n", f);
 	params_list(f);
 }
 

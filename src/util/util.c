@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -20,7 +21,7 @@ void wb_error(const char *fmt, ...)
 int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
 		return -1;
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 10);
@@ -33,7 +34,7 @@ int parse_u64(const char *s, uint64_t *v)
 int parse_double(const char *s, double *v)
 {
 	char *end;
-	if (!s || !*s)
+	if (!s || !*s || isspace((unsigned char)*s))
 		return -1;
 	errno = 0;
 	double x = strtod(s, &end);

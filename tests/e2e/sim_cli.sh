@@ -76,8 +76,11 @@ bad "unknown parameter 'disk.nope'" --set disk.nope=1 "$C"
 bad "bad value" --set hz=fast "$C"
 bad "multiple of 4k" ext4-1dd-3k-4p-4096M-10M:10
 bad "no '*'" 'ext4-1dd-4k-*-4096M-10M:10'
-bad "must be > 0" --set writeback_inode_ns=0 "$C"
+bad "writeback_inode_ns: value '0' out of range 1..10000000" --set writeback_inode_ns=0 "$C"
 bad "jitter_pct" --set nfs.server_jitter_pct=300 "$C"
+bad "disk.seek_ms: value '1e300' out of range 0..1000" --set disk.seek_ms=1e300 "$C"
+bad "stack_kb: value '99999999' out of range 64..16384" --set stack_kb=99999999 "$C"
+bad "nfs.min_slots=8 must not exceed nfs.max_slots=4" --set nfs.min_slots=8 --set nfs.max_slots=4 "$C"
 bad "--runtime" -t -5 "$C"
 bad "unknown file system" zfs-1dd-4k-4p-4096M-10M:10
 check "help lists models and parameters" '"$W" help sim | grep -q "3.2-ioless" && "$W" sim --help | grep -q "disk.seek_ms"'
