@@ -71,6 +71,10 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		}
 		*dst = argv[i];
 	}
+	if (o->out && !*o->out) {
+		wb_error("import: empty output directory (-o '')");
+		return -1;
+	}
 	if (!o->trace || !o->out) {
 		wb_error("import: %s (see 'wblab help import')",
 			 !o->trace ? "no TRACE given" : "no output directory (-o DIR)");
@@ -274,32 +278,11 @@ static int resolve_case(const struct import_opts *o, struct wb_case *c, char *ke
 	return 0;
 }
 
-/* Directories result_begin would create, so a failed import can remove them. */
-struct created { char out[4096], group[4096]; int had_out, had_group; };
-
-static void note_dirs(struct created *d, const char *out, const struct wb_case *c)
-{
-	struct stat st;
-	snprintf(d->out, sizeof(d->out), "%s", out);
-	snprintf(d->group, sizeof(d->group), "%s/%s", out, c->group);
-	d->had_out = stat(d->out, &st) == 0;
-	d->had_group = stat(d->group, &st) == 0;
-}
-
-static void undo_dirs(const struct created *d)
-{
-	if (!d->had_group)
-		rmdir(d->group);
-	if (!d->had_out)
-		rmdir(d->out);
-}
-
 static int run_import(int argc, char **argv)
 {
 	struct import_opts o;
 	struct wb_case c;
 	struct result_dir rd;
-	struct created dirs;
 	char kernel[128], err[640];
 	if (parse_args(argc, argv, &o) || resolve_case(&o, &c, kernel, sizeof(kernel)))
 		return EXIT_USAGE;
@@ -311,10 +294,8 @@ static int run_import(int argc, char **argv)
 	if (!kernel[0])
 		snprintf(kernel, sizeof(kernel), "%s",
 			 strcmp(o.trace, "-") ? detect_era(o.trace) : "imported");
-	note_dirs(&dirs, o.out, &c);
 	if (result_begin(&rd, o.out, &c, kernel, 1, err, sizeof(err))) {
 		wb_error("import: %s", err);
-		undo_dirs(&dirs);
 		trace_reader_close(r);
 		return 1;
 	}
@@ -334,7 +315,6 @@ static int run_import(int argc, char **argv)
 	}
 	if (rc) {
 		result_abort(&rd);
-		undo_dirs(&dirs);
 		return 1;
 	}
 	printf("%s\n", rd.final_path);

@@ -87,6 +87,10 @@ static int run_sim(int argc, char **argv)
 			snprintf(kernels, sizeof(kernels), "%s", optarg);
 			break;
 		case 'o':
+			if (!*optarg) {
+				wb_error("sim: empty output directory (-o '')");
+				return EXIT_USAGE;
+			}
 			out = optarg;
 			break;
 		case 'n':

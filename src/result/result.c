@@ -6,11 +6,68 @@
 #include "result.h"
 #include "../util/util.h"
 
+/* The first directory of path (below root) that does not exist yet, or "". */
+static void first_missing(const char *root, const char *path, char *out, size_t n)
+{
+	struct stat st;
+	size_t rl = strlen(root);
+	out[0] = 0;
+	if (stat(root, &st) != 0) {
+		snprintf(out, n, "%s", root);
+		return;
+	}
+	for (const char *p = path + rl; *p;) {
+		p += strspn(p, "/");
+		p += strcspn(p, "/");
+		snprintf(out, n, "%.*s", (int)(p - path), path);
+		if (stat(out, &st) != 0)
+			return;
+	}
+	out[0] = 0;
+}
+
+/* rmdir from dir up to and including top, stopping at the first that is not
+ * empty (or not ours: nothing above top is touched). */
+static void remove_created(const char *dir, const char *top)
+{
+	char buf[4096];
+	size_t tl = strlen(top);
+	if (!tl || strncmp(dir, top, tl) != 0 || (dir[tl] && dir[tl] != '/'))
+		return;
+	snprintf(buf, sizeof(buf), "%s", dir);
+	while (strlen(buf) >= tl) {
+		if (rmdir(buf) != 0)
+			return;
+		char *slash = strrchr(buf, '/');
+		if (!slash || (size_t)(slash - buf) < tl)
+			return;
+		*slash = 0;
+	}
+}
+
+static int kernel_leaf_ok(const char *k)
+{
+	return *k && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
+}
+
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen)
 {
 	char parent[4096];
 	char leaf[512];
+	r->created[0] = 0;
+	if (!root || !*root) {
+		snprintf(err, errlen, "empty output directory (-o '')");
+		return -1;
+	}
+	if (case_group_check(c->group, leaf, sizeof(leaf))) {
+		snprintf(err, errlen, "case '%s/%s': %s", c->group, c->name, leaf);
+		return -1;
+	}
+	if (!kernel_leaf_ok(kernel) || c->name[0] == '.' || strchr(c->name, '/')) {
+		snprintf(err, errlen, "bad result name '%s-%s'", c->name, kernel);
+		return -1;
+	}
 	if (run >= 2)
 		snprintf(leaf, sizeof(leaf), "%s-%s.%d", c->name, kernel, run);
 	else
@@ -23,13 +80,21 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		snprintf(err, errlen, "result path under '%s' too long", root);
 		return -1;
 	}
-	if (mkdir_p(parent)) {
-		snprintf(err, errlen, "cannot create '%s': %s", parent, strerror(errno));
-		return -1;
+	first_missing(root, parent, r->created, sizeof(r->created));
+	/* twice: a parallel job that failed may rmdir our parent in between */
+	int rc = -1;
+	for (int attempt = 0; attempt < 2 && rc; attempt++) {
+		if (mkdir_p(parent)) {
+			snprintf(err, errlen, "cannot create '%s': %s", parent, strerror(errno));
+			break;
+		}
+		remove_tree(r->tmp_path);
+		rc = mkdir(r->tmp_path, 0755);
+		if (rc)
+			snprintf(err, errlen, "cannot create '%s': %s", r->tmp_path, strerror(errno));
 	}
-	remove_tree(r->tmp_path);
-	if (mkdir(r->tmp_path, 0755)) {
-		snprintf(err, errlen, "cannot create '%s': %s", r->tmp_path, strerror(errno));
+	if (rc) {
+		remove_created(parent, r->created);
 		return -1;
 	}
 	return 0;
@@ -114,6 +179,13 @@ int result_commit(struct result_dir *r)
 void result_abort(struct result_dir *r)
 {
 	remove_tree(r->tmp_path);
+	char parent[4096];
+	snprintf(parent, sizeof(parent), "%s", r->tmp_path);
+	char *slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = 0;
+		remove_created(parent, r->created);
+	}
 }
 
 int kv_read(const char *path, int (*cb)(void *arg, const char *key, const char *val),

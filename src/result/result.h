@@ -10,9 +10,12 @@
 struct result_dir {
 	char final_path[4096];
 	char tmp_path[4096];
+	char created[4096];    /* topmost directory result_begin made ("": none) */
 };
 
-/* run <= 1 gives CASE-KERNEL, run N >= 2 gives CASE-KERNEL.N */
+/* run <= 1 gives CASE-KERNEL, run N >= 2 gives CASE-KERNEL.N.  root must be
+ * non-empty, c->group relative without '.'/'..' parts (case_group_check),
+ * kernel one path component.  Creates root/group as needed. */
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen);
 /* Path of a file inside the (temporary) directory. */
@@ -24,6 +27,9 @@ int result_write_meta(const struct result_dir *r, const struct wb_case *c, const
 /* argv joined with spaces (shell-quoted where needed) into `cmdline`. */
 int result_write_cmdline(const struct result_dir *r, int argc, char **argv);
 int result_commit(struct result_dir *r);
+/* Removes the temporary directory and then those of root/group that
+ * result_begin created, as far as they are empty (a parallel job may be
+ * writing beside us). */
 void result_abort(struct result_dir *r);
 
 /* Reads "key value" or "key = value" lines (stats, meta, params).  Blank and
