@@ -1,4 +1,6 @@
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -188,40 +190,296 @@ void result_abort(struct result_dir *r)
 	}
 }
 
-int kv_read(const char *path, int (*cb)(void *arg, const char *key, const char *val),
-	    void *arg, char *err, size_t errlen)
+/* ---- key/value files ---- */
+
+void kvf_init(struct kvfile *f, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+}
+
+void kvf_free(struct kvfile *f)
+{
+	for (int i = 0; i < f->n; i++) {
+		free(f->v[i].key);
+		free(f->v[i].val);
+	}
+	free(f->v);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+int kvf_add(struct kvfile *f, const char *key, const char *val, int line)
+{
+	if (f->n == f->cap) {
+		int cap = f->cap ? 2 * f->cap : 32;
+		struct kv *v = realloc(f->v, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -1;
+		f->v = v;
+		f->cap = cap;
+	}
+	char *k = strdup(key), *x = strdup(val);
+	if (!k || !x) {
+		free(k);
+		free(x);
 		return -1;
 	}
-	char *line = NULL;
+	f->v[f->n++] = (struct kv){ k, x, line };
+	return 0;
+}
+
+const struct kv *kvf_get(const struct kvfile *f, const char *key)
+{
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->v[i].key, key) == 0)
+			return &f->v[i];
+	return NULL;
+}
+
+/* "nan", "inf", "-Infinity", "nan(0x1)": numbers no result may hold. */
+static int non_finite(const char *v)
+{
+	char *end;
+	if (!*v)
+		return 0;
+	double x = strtod(v, &end);
+	return !*end && !isfinite(x);
+}
+
+int kvf_number(const struct kvfile *f, const struct kv *e, double *v, char *err, size_t errlen)
+{
+	if (parse_double(e->val, v) || !isfinite(*v)) {
+		snprintf(err, errlen, "%s:%d: '%.40s' is not a number", f->path, e->line, e->val);
+		return -1;
+	}
+	return 0;
+}
+
+/* Splits "key value" / "key = value" in place.  NULL for a blank or comment
+ * line; *val NULL when nothing follows the key at all. */
+static char *split_kv(char *line, char **val)
+{
+	char *k = line + strspn(line, " \t");
+	size_t n = strlen(k);
+	while (n && strchr(" \t\r\n", k[n - 1]))
+		k[--n] = 0;
+	*val = NULL;
+	if (!*k || *k == '#')
+		return NULL;
+	char *sp = k + strcspn(k, " \t=");
+	if (*sp == '=' || (*sp && sp[strspn(sp, " \t")])) {
+		/* "key = " keeps an empty value (an empty sysfs file in env) */
+		*sp++ = 0;
+		*val = sp + strspn(sp, " \t=");
+	}
+	return k;
+}
+
+int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
+{
+	kvf_init(f, path);
+	FILE *fp = fopen_regular(path, 1, err, errlen);
+	if (!fp)
+		return -1;
+	char *line = NULL, *val;
 	size_t cap = 0;
-	ssize_t n;
+	long total = 0;
+	ssize_t len;
 	int lineno = 0, rc = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
+	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
 		lineno++;
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = 0;
-		char *k = line;
-		while (*k == ' ' || *k == '\t')
-			k++;
-		if (!*k || *k == '#')
-			continue;
-		char *sp = k + strcspn(k, " \t=");
-		if (!*sp) {
-			snprintf(err, errlen, "%s:%d: '%.60s' has no value", path, lineno, k);
+		total += len;
+		if (total > KV_MAX_BYTES) {
+			snprintf(err, errlen, "%s: larger than %ld MiB, not a key/value file", path,
+				 KV_MAX_BYTES >> 20);
 			rc = -1;
 			break;
 		}
-		char *v = sp;
-		*v++ = 0;
-		v += strspn(v, " \t=");
-		if (cb(arg, k, v))
-			break;
+		char *key = split_kv(line, &val);
+		if (!key)
+			continue;
+		if (!val) {
+			snprintf(err, errlen, "%s:%d: '%.60s' has no value", path, lineno, key);
+			rc = -1;
+		} else if (non_finite(val)) {
+			snprintf(err, errlen, "%s:%d: %.60s '%.40s' is not a finite number", path,
+				 lineno, key, val);
+			rc = -1;
+		} else if (kvf_add(f, key, val, lineno)) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			rc = -1;
+		}
+	}
+	if (!rc && ferror(fp)) {
+		snprintf(err, errlen, "%s: read error", path);
+		rc = -1;
 	}
 	free(line);
-	fclose(f);
+	fclose(fp);
+	if (rc) {
+		char *keep = f->path;
+		f->path = NULL;
+		kvf_free(f);
+		f->path = keep;
+	}
+	return rc;
+}
+
+int kv_read(const char *path, int (*cb)(void *arg, const char *key, const char *val),
+	    void *arg, char *err, size_t errlen)
+{
+	struct kvfile f;
+	int rc = kvf_load(&f, path, err, errlen);
+	for (int i = 0; !rc && i < f.n; i++)
+		if (cb(arg, f.v[i].key, f.v[i].val))
+			break;
+	kvf_free(&f);
+	return rc;
+}
+
+/* ---- finding result directories ---- */
+
+#define WALK_MAX_DEPTH 32
+
+struct names {
+	char **v;
+	int n, cap;
+};
+
+static int names_push(struct names *s, char *owned)
+{
+	if (!owned)
+		return -1;
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		char **v = realloc(s->v, (size_t)cap * sizeof(*v));
+		if (!v) {
+			free(owned);
+			return -1;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = owned;
+	return 0;
+}
+
+static void names_free(struct names *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+#define WFAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int walk(const char *path, int depth, struct names *out, char *err, size_t errlen)
+{
+	struct stat st;
+	char *stats = join(path, "stats");
+	if (!stats)
+		WFAIL("out of memory");
+	int is_result = lstat(stats, &st) == 0;
+	free(stats);
+	if (is_result)
+		return names_push(out, strdup(path)) ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+	if (depth > WALK_MAX_DEPTH)
+		WFAIL("%s: more than %d directory levels below the DIR argument", path,
+		      WALK_MAX_DEPTH);
+	DIR *d = opendir(path);
+	if (!d)
+		WFAIL("%s: %s", path, strerror(errno));
+	struct names sub = { 0 };
+	int rc = 0;
+	for (struct dirent *e; !rc && (e = readdir(d));)
+		if (e->d_name[0] != '.' && names_push(&sub, strdup(e->d_name)))
+			rc = -1;
+	closedir(d);
+	if (rc) {
+		names_free(&sub);
+		WFAIL("out of memory");
+	}
+	if (sub.n)
+		qsort(sub.v, (size_t)sub.n, sizeof(char *), cmp_name);
+	for (int i = 0; i < sub.n && !rc; i++) {
+		char *p = join(path, sub.v[i]);
+		if (!p) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+		} else if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = walk(p, depth + 1, out, err, errlen);
+		}
+		free(p);
+	}
+	names_free(&sub);
+	return rc;
+}
+
+void result_list_free(struct result_list *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int result_find(const char *const *dirs, int ndirs, struct result_list *out, char *err,
+		size_t errlen)
+{
+	struct names seen = { 0 };
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	for (int a = 0; a < ndirs && !rc; a++) {
+		struct names paths = { 0 };
+		struct stat st;
+		int bad = stat(dirs[a], &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (bad) {
+			snprintf(err, errlen, "%s: %s", dirs[a], strerror(bad));
+			rc = -1;
+		} else {
+			rc = walk(dirs[a], 0, &paths, err, errlen);
+		}
+		for (int i = 0; !rc && i < paths.n; i++) {
+			char *real = realpath(paths.v[i], NULL);
+			int dup = 0;
+			for (int j = 0; real && j < seen.n && !dup; j++)
+				dup = strcmp(seen.v[j], real) == 0;
+			if (dup) {
+				free(real);
+				continue;
+			}
+			struct result_ref *v = realloc(out->v, (size_t)(out->n + 1) * sizeof(*v));
+			if (!v || names_push(&seen, real ? real : strdup(paths.v[i]))) {
+				if (v)
+					out->v = v;
+				snprintf(err, errlen, "out of memory");
+				rc = -1;
+				break;
+			}
+			out->v = v;
+			out->v[out->n++] = (struct result_ref){ paths.v[i], a };
+			paths.v[i] = NULL;
+		}
+		names_free(&paths);
+	}
+	names_free(&seen);
+	if (rc)
+		result_list_free(out);
 	return rc;
 }

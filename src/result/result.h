@@ -32,10 +32,61 @@ int result_commit(struct result_dir *r);
  * writing beside us). */
 void result_abort(struct result_dir *r);
 
-/* Reads "key value" or "key = value" lines (stats, meta, params).  Blank and
- * '#' lines are skipped.  cb returns nonzero to stop.  Returns 0, or -1 with
- * a one-line reason naming the file and line in err. */
+/* ---- reading results: the one key/value reader and the one walker ---- */
+
+/* Key/value files (stats, meta, params, env, plots/index): "key value" or
+ * "key = value" lines; blank and '#' lines are skipped, surrounding blanks
+ * trimmed.  A file must be a regular file, not a symlink, and at most
+ * KV_MAX_BYTES; a key without any value and a value that reads as NaN or
+ * infinity are errors.  Every error is one line naming FILE[:LINE]. */
+#define KV_MAX_BYTES (16L << 20)
+
+struct kv {
+	char *key, *val;
+	int line;                 /* 0: not from the file (e.g. parsed from a dir name) */
+};
+
+struct kvfile {
+	char *path;
+	struct kv *v;
+	int n, cap;
+};
+
+/* 0, or -1 with the reason in err (f is then empty but must still be freed). */
+int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen);
+/* An empty kvfile named path, for entries added by hand. */
+void kvf_init(struct kvfile *f, const char *path);
+/* 0, or -1 when out of memory. */
+int kvf_add(struct kvfile *f, const char *key, const char *val, int line);
+/* The first entry with this key, or NULL. */
+const struct kv *kvf_get(const struct kvfile *f, const char *key);
+/* e's value as a finite number; -1 with FILE:LINE in err otherwise. */
+int kvf_number(const struct kvfile *f, const struct kv *e, double *v, char *err, size_t errlen);
+void kvf_free(struct kvfile *f);
+
+/* kvf_load, then cb for each entry in order; cb returns nonzero to stop. */
 int kv_read(const char *path, int (*cb)(void *arg, const char *key, const char *val),
 	    void *arg, char *err, size_t errlen);
+
+/* Result directories under dirs: a directory holding a `stats` entry is a
+ * result (its files are checked when read); others are searched in sorted
+ * (strcmp) order, skipping hidden entries and not following symlinks below
+ * the DIR arguments themselves.  A result reached twice (same realpath)
+ * counts once, the first time.  compare and report both use this. */
+struct result_ref {
+	char *path;
+	int arg;                  /* index into dirs */
+};
+
+struct result_list {
+	struct result_ref *v;
+	int n;
+};
+
+/* 0, or -1 with a one-line reason (an arg that is not a directory, an
+ * unreadable directory below it). */
+int result_find(const char *const *dirs, int ndirs, struct result_list *out, char *err,
+		size_t errlen);
+void result_list_free(struct result_list *l);
 
 #endif

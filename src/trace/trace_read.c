@@ -6,6 +6,7 @@
 #include <string.h>
 #include "trace_read.h"
 #include "trace_format.h"
+#include "../util/util.h"
 
 #ifdef WBLAB_HAVE_TRACECMD
 #include <trace-cmd.h>
@@ -740,6 +741,12 @@ struct trace_reader *trace_reader_open(const char *path, char *err, size_t errle
 		return NULL;
 	}
 	return reader_init(f, 1, path, err, errlen);
+}
+
+struct trace_reader *trace_reader_open_result(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen_regular(path, 1, err, errlen);
+	return f ? reader_init(f, 1, path, err, errlen) : NULL;
 }
 
 struct trace_reader *trace_reader_fopen(FILE *f, const char *name, char *err, size_t errlen)

@@ -13,6 +13,10 @@ struct trace_reader;
  * Returns NULL with a one-line reason (naming the file) in err. */
 struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen);
 
+/* As trace_reader_open for a result's own trace: a regular file, not a
+ * symlink (a FIFO or device there could block or never end). */
+struct trace_reader *trace_reader_open_result(const char *path, char *err, size_t errlen);
+
 /* Reads text from an open stream (not closed by trace_reader_close); name is
  * used in messages.  .dat input is refused here. */
 struct trace_reader *trace_reader_fopen(FILE *f, const char *name, char *err, size_t errlen);
