@@ -276,12 +276,9 @@ static char *split_kv(char *line, char **val)
 	return k;
 }
 
-int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
+int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen)
 {
-	kvf_init(f, path);
-	FILE *fp = fopen_regular(path, 1, err, errlen);
-	if (!fp)
-		return -1;
+	kvf_init(f, name);
 	char *line = NULL, *val;
 	size_t cap = 0;
 	long total = 0;
@@ -291,7 +288,7 @@ int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
 		lineno++;
 		total += len;
 		if (total > KV_MAX_BYTES) {
-			snprintf(err, errlen, "%s: larger than %ld MiB, not a key/value file", path,
+			snprintf(err, errlen, "%s: larger than %ld MiB, not a key/value file", name,
 				 KV_MAX_BYTES >> 20);
 			rc = -1;
 			break;
@@ -300,29 +297,40 @@ int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
 		if (!key)
 			continue;
 		if (!val) {
-			snprintf(err, errlen, "%s:%d: '%.60s' has no value", path, lineno, key);
+			snprintf(err, errlen, "%s:%d: '%.60s' has no value", name, lineno, key);
 			rc = -1;
 		} else if (non_finite(val)) {
-			snprintf(err, errlen, "%s:%d: %.60s '%.40s' is not a finite number", path,
+			snprintf(err, errlen, "%s:%d: %.60s '%.40s' is not a finite number", name,
 				 lineno, key, val);
 			rc = -1;
 		} else if (kvf_add(f, key, val, lineno)) {
-			snprintf(err, errlen, "%s: out of memory", path);
+			snprintf(err, errlen, "%s: out of memory", name);
 			rc = -1;
 		}
 	}
 	if (!rc && ferror(fp)) {
-		snprintf(err, errlen, "%s: read error", path);
+		snprintf(err, errlen, "%s: read error", name);
 		rc = -1;
 	}
 	free(line);
-	fclose(fp);
 	if (rc) {
 		char *keep = f->path;
 		f->path = NULL;
 		kvf_free(f);
 		f->path = keep;
 	}
+	return rc;
+}
+
+int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
+{
+	FILE *fp = fopen_regular(path, 1, err, errlen);
+	if (!fp) {
+		kvf_init(f, path);
+		return -1;
+	}
+	int rc = kvf_parse(f, fp, path, err, errlen);
+	fclose(fp);
 	return rc;
 }
 

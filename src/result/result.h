@@ -54,6 +54,8 @@ struct kvfile {
 
 /* 0, or -1 with the reason in err (f is then empty but must still be freed). */
 int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen);
+/* The parsing part of kvf_load, on an open stream (name for messages). */
+int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen);
 /* An empty kvfile named path, for entries added by hand. */
 void kvf_init(struct kvfile *f, const char *path);
 /* 0, or -1 when out of memory. */
