@@ -1,4 +1,4 @@
-/* wblab seed: reproduce the seed table (shared/docs/seed-table.md) in
+/* wblab seed: reproduce the seed table (tests/data/compare/seed-table.golden) in
  * simulation - 12 NFS cases under the two kernels, the compare table, graphs
  * and an HTML report. */
 #include <getopt.h>
@@ -35,7 +35,7 @@ static const char *const nfs_metrics[] = {
 
 static const char usage[] =
 	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--seed N] [--set KEY=VAL]... [--no-plots] [--no-trace]\n"
-	"Reproduce the seed table: simulate the 12 NFS cases of shared/docs/seed-table.md\n"
+	"Reproduce the seed table: simulate its 12 NFS cases (tests/data/compare/)\n"
 	"under 3.1.0-rc8-vanilla+ (3.1 IO-ful throttling) and 3.1.0-rc8-nfs-wq4+ (IO-less\n"
 	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
 	"seed's layout, then the NFS metrics (TOTAL rows), and write graphs and a report.\n\n"
