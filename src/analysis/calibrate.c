@@ -1,6 +1,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "calibrate.h"
 #include "stats.h"
 #include "../result/result.h"
@@ -11,34 +12,38 @@
 #define DEFAULT_WRITEBACK_PAGE_NS 1000.0   /* params.c default: flusher CPU per page */
 #define MIN_CPU_PAGE_NS 100.0
 
-struct kv_want { const char *key; char val[256]; int found; };
+struct kv_want { const char *key; char val[256]; int found; double num; };
 
-static int kv_pick(void *arg, const char *key, const char *val)
-{
-	for (struct kv_want *w = arg; w->key; w++)
-		if (strcmp(w->key, key) == 0) {
-			snprintf(w->val, sizeof(w->val), "%s", val);
-			w->found = 1;
-		}
-	return 0;
-}
-
-/* Reads the wanted keys of DIR/name; a missing file is an error only if required. */
+/* The wanted keys of DIR/name (numeric: each must be a finite number).  A
+ * missing file is an error only if required; a malformed one always is. */
 static int read_keys(const char *dir, const char *name, struct kv_want *w, int required,
-		     char *err, size_t errlen)
+		     int numeric, char *err, size_t errlen)
 {
 	char path[4200];
+	struct stat st;
+	struct kvfile f;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (kv_read(path, kv_pick, w, err, errlen))
-		return required ? -1 : 0;
-	return 0;
+	if (!required && lstat(path, &st) != 0)
+		return 0;
+	int rc = kvf_load(&f, path, err, errlen);
+	for (; !rc && w->key; w++) {
+		const struct kv *e = kvf_get(&f, w->key);
+		if (!e)
+			continue;
+		snprintf(w->val, sizeof(w->val), "%s", e->val);
+		w->found = 1;
+		if (numeric && kvf_number(&f, e, &w->num, err, errlen))
+			rc = -1;
+	}
+	kvf_free(&f);
+	return rc;
 }
 
 static double num(const struct kv_want *w, const char *key, double dflt)
 {
 	for (; w->key; w++)
 		if (strcmp(w->key, key) == 0 && w->found)
-			return atof(w->val);
+			return w->num;
 	return dflt;
 }
 
@@ -56,7 +61,7 @@ struct trace_facts {
 static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, int64_t *last,
 		      int64_t mid, uint64_t *hist, char *err, size_t errlen)
 {
-	struct trace_reader *r = trace_reader_open(path, err, errlen);
+	struct trace_reader *r = trace_reader_open_result(path, err, errlen);
 	if (!r)
 		return -1;
 	struct wb_event e;
@@ -112,8 +117,8 @@ static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, 
 
 static int read_case(const char *dir, struct calibration *cal, char *err, size_t errlen)
 {
-	struct kv_want meta[] = { { "case", "", 0 }, { "group", "", 0 }, { NULL, "", 0 } };
-	if (read_keys(dir, "meta", meta, 1, err, errlen))
+	struct kv_want meta[] = { { "case", "", 0, 0 }, { "group", "", 0, 0 }, { NULL, "", 0, 0 } };
+	if (read_keys(dir, "meta", meta, 1, 0, err, errlen))
 		return -1;
 	if (!meta[0].found) {
 		snprintf(err, errlen, "%s/meta has no 'case'", dir);
@@ -185,25 +190,27 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	memset(cal, 0, sizeof(*cal));
 	if (read_case(dir, cal, err, errlen))
 		return -1;
-	struct kv_want st[] = { { "dev_write_bw", "", 0 }, { "writers_mb", "", 0 },
-				{ "dev_write_kb_mean", "", 0 }, { "runtime_s", "", 0 },
-				{ "duration_s", "", 0 }, { "write_bw", "", 0 }, { "dirtied_mb", "", 0 },
-				{ "writers_cpu_s", "", 0 }, { NULL, "", 0 } };
-	if (read_keys(dir, "stats", st, 1, err, errlen))
+	struct kv_want st[] = { { "dev_write_bw", "", 0, 0 }, { "writers_mb", "", 0, 0 },
+				{ "dev_write_kb_mean", "", 0, 0 }, { "runtime_s", "", 0, 0 },
+				{ "duration_s", "", 0, 0 }, { "write_bw", "", 0, 0 },
+				{ "dirtied_mb", "", 0, 0 }, { "writers_cpu_s", "", 0, 0 },
+				{ NULL, "", 0, 0 } };
+	struct kv_want pa[] = { { "runtime_s", "", 0, 0 }, { "runtime", "", 0, 0 },
+				{ "device_bw_mbps", "", 0, 0 }, { NULL, "", 0, 0 } };
+	struct kv_want env[] = { { "device", "", 0, 0 }, { NULL, "", 0, 0 } };
+	struct kv_want knobs[] = { { "bdi.strict_limit", "", 0, 0 }, { "bdi.min_ratio", "", 0, 0 },
+				   { "bdi.max_ratio", "", 0, 0 }, { NULL, "", 0, 0 } };
+	if (read_keys(dir, "stats", st, 1, 1, err, errlen) ||
+	    read_keys(dir, "params", pa, 0, 1, err, errlen) ||
+	    read_keys(dir, "env", env, 0, 0, err, errlen) ||
+	    read_keys(dir, "env", knobs, 0, 1, err, errlen))
 		return -1;
-	struct kv_want pa[] = { { "runtime_s", "", 0 }, { "runtime", "", 0 },
-				{ "device_bw_mbps", "", 0 }, { NULL, "", 0 } };
-	read_keys(dir, "params", pa, 0, err, errlen);
-	struct kv_want env[] = { { "device", "", 0 }, { "bdi.strict_limit", "", 0 },
-				 { "bdi.min_ratio", "", 0 }, { "bdi.max_ratio", "", 0 },
-				 { NULL, "", 0 } };
-	read_keys(dir, "env", env, 0, err, errlen);
 	cal->writers_cpu_s = num(st, "writers_cpu_s", 0);
 	cal->device_cap_mbps = num(pa, "device_bw_mbps", 0);
 	/* the knobs in force during the run, so the model runs under them too */
-	cal->bdi_strict_limit = num(env, "bdi.strict_limit", 0) != 0;
-	cal->bdi_min_ratio = (int)num(env, "bdi.min_ratio", 0);
-	cal->bdi_max_ratio = (int)num(env, "bdi.max_ratio", 100);
+	cal->bdi_strict_limit = num(knobs, "bdi.strict_limit", 0) != 0;
+	cal->bdi_min_ratio = (int)num(knobs, "bdi.min_ratio", 0);
+	cal->bdi_max_ratio = (int)num(knobs, "bdi.max_ratio", 100);
 	cal->runtime_s = num(pa, "runtime_s", num(pa, "runtime", num(st, "runtime_s",
 					      num(st, "duration_s", 0))));
 	if (cal->runtime_s <= 0) {

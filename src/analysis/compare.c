@@ -1,8 +1,6 @@
 /* wblab compare: one metric of many results, cases as rows, the values of one
  * field as columns.  Three stages: find result dirs, read each into a sample
  * (row key, column, value), then fold samples into a sorted table. */
-#include <dirent.h>
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
@@ -12,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "compare.h"
+#include "../result/result.h"
 #include "../util/util.h"
 
 /* ---- small allocation helpers: a CLI has nothing better to do on OOM ---- */
@@ -76,150 +75,21 @@ static void sv_free(struct strvec *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int cmp_str(const void *a, const void *b)
+/* ---- key/value files come from result.c's reader ---- */
+
+static void xadd(struct kvfile *f, const char *k, const char *v)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	if (kvf_add(f, k, v, 0)) {
+		fputs("wblab: out of memory\n", stderr);
+		abort();
+	}
 }
 
-/* ---- key/value files with line numbers (meta, stats, params) ---- */
-
-struct kv {
-	char *key, *val;
-	int line;
-};
-
-struct kvfile {
-	char *path;
-	struct kv *v;
-	int n, cap;
-};
-
-static void kvf_free(struct kvfile *f)
-{
-	for (int i = 0; i < f->n; i++) {
-		free(f->v[i].key);
-		free(f->v[i].val);
-	}
-	free(f->v);
-	free(f->path);
-	memset(f, 0, sizeof(*f));
-}
-
-static void kvf_add(struct kvfile *f, const char *k, const char *v, int line)
-{
-	if (f->n == f->cap) {
-		f->cap = f->cap ? 2 * f->cap : 32;
-		f->v = xrealloc(f->v, (size_t)f->cap * sizeof(*f->v));
-	}
-	f->v[f->n++] = (struct kv){ xstrdup(k), xstrdup(v), line };
-}
-
-/* Splits "key value" / "key = value" in place; NULL value if there is none. */
-static char *split_kv(char *line, char **val)
-{
-	char *k = line + strspn(line, " \t");
-	size_t n = strlen(k);
-	while (n && strchr(" \t\r\n", k[n - 1]))
-		k[--n] = 0;
-	*val = NULL;
-	if (!*k || *k == '#')
-		return NULL;
-	char *sp = k + strcspn(k, " \t=");
-	if (*sp) {
-		*sp++ = 0;
-		sp += strspn(sp, " \t=");
-		if (*sp)
-			*val = sp;
-	}
-	return k;
-}
-
-/* Same syntax as kv_read() in result.c, but keeps line numbers so a bad value
- * found later can still be reported as FILE:LINE. */
-static int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
-{
-	memset(f, 0, sizeof(*f));
-	f->path = xstrdup(path);
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	char *line = NULL, *val;
-	size_t cap = 0;
-	int lineno = 0, rc = 0;
-	while (getline(&line, &cap, fp) >= 0) {
-		lineno++;
-		char *key = split_kv(line, &val);
-		if (!key)
-			continue;
-		if (!val) {
-			snprintf(err, errlen, "%s:%d: '%.60s' has no value", path, lineno, key);
-			rc = -1;
-			break;
-		}
-		kvf_add(f, key, val, lineno);
-	}
-	if (!rc && ferror(fp)) {
-		snprintf(err, errlen, "%s: read error", path);
-		rc = -1;
-	}
-	free(line);
-	fclose(fp);
-	return rc;
-}
-
-static const struct kv *kvf_get(const struct kvfile *f, const char *key)
-{
-	for (int i = 0; i < f->n; i++)
-		if (strcmp(f->v[i].key, key) == 0)
-			return &f->v[i];
-	return NULL;
-}
-
-static int file_exists(const char *path)
+/* Present in any form: what it is gets checked when it is read. */
+static int entry_exists(const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* ---- finding result directories ---- */
-
-/* Appends every result dir under path (a dir holding `stats`), in sorted
- * order.  Hidden entries (".leaf.tmp.PID" of an unfinished result, ".git")
- * are skipped; symlinks are not followed below the top. */
-static int walk(const char *path, struct strvec *out, char *err, size_t errlen)
-{
-	char *stats = xprintf("%s/stats", path);
-	int is_result = file_exists(stats);
-	free(stats);
-	if (is_result) {
-		sv_push(out, xstrdup(path));
-		return 0;
-	}
-	DIR *d = opendir(path);
-	if (!d) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	struct strvec names = { 0 };
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			sv_push(&names, xstrdup(e->d_name));
-	closedir(d);
-	if (names.n)
-		qsort(names.v, (size_t)names.n, sizeof(char *), cmp_str);
-	int rc = 0;
-	for (int i = 0; i < names.n && !rc; i++) {
-		char *sub = xprintf("%s/%s", path, names.v[i]);
-		struct stat st;
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-			rc = walk(sub, out, err, errlen);
-		free(sub);
-	}
-	sv_free(&names);
-	return rc;
+	return lstat(path, &st) == 0;
 }
 
 /* ---- one result: identity from meta, value from stats ---- */
@@ -279,18 +149,18 @@ static int meta_from_dirname(struct kvfile *m, const char *dir, char *err, size_
 	char *name = xprintf("%s-%s-%s-%s-%s-%s", tok[0], tok[1], tok[2], tok[3], tok[4], tok[5]);
 	char runs[16];
 	snprintf(runs, sizeof(runs), "%d", run);
-	kvf_add(m, "case", name, 0);
-	kvf_add(m, "group", parent, 0);
-	kvf_add(m, "kernel", tok[6], 0);
-	kvf_add(m, "fs", tok[0], 0);
-	kvf_add(m, "job", tok[1], 0);
-	kvf_add(m, "bs", tok[2], 0);
-	kvf_add(m, "cpus", tok[3], 0);
-	kvf_add(m, "mem", tok[4], 0);
+	xadd(m, "case", name);
+	xadd(m, "group", parent);
+	xadd(m, "kernel", tok[6]);
+	xadd(m, "fs", tok[0]);
+	xadd(m, "job", tok[1]);
+	xadd(m, "bs", tok[2]);
+	xadd(m, "cpus", tok[3]);
+	xadd(m, "mem", tok[4]);
 	*colon = 0;
-	kvf_add(m, "thresh", tok[5], 0);
-	kvf_add(m, "bg", colon + 1, 0);
-	kvf_add(m, "run", runs, 0);
+	xadd(m, "thresh", tok[5]);
+	xadd(m, "bg", colon + 1);
+	xadd(m, "run", runs);
 	free(name);
 	free(copy);
 	return 0;
@@ -302,9 +172,8 @@ static int load_meta(struct kvfile *m, const char *dir, struct strvec *notes, ch
 {
 	char *path = xprintf("%s/meta", dir);
 	int rc;
-	if (!file_exists(path)) {
-		memset(m, 0, sizeof(*m));
-		m->path = xstrdup(path);
+	if (!entry_exists(path)) {
+		kvf_init(m, path);
 		rc = meta_from_dirname(m, dir, err, errlen);
 		if (!rc)
 			sv_push(notes, xprintf("%s: no meta file, fields parsed from the directory name",
@@ -316,11 +185,17 @@ static int load_meta(struct kvfile *m, const char *dir, struct strvec *notes, ch
 	free(path);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < ARRAY_SIZE(meta_required); i++)
-		if (!kvf_get(m, meta_required[i])) {
+	for (size_t i = 0; i < ARRAY_SIZE(meta_required); i++) {
+		const struct kv *e = kvf_get(m, meta_required[i]);
+		if (!e) {
 			snprintf(err, errlen, "%s: no '%s' line", m->path, meta_required[i]);
 			return -1;
 		}
+		if (!e->val[0]) {
+			snprintf(err, errlen, "%s:%d: '%s' is empty", m->path, e->line, e->key);
+			return -1;
+		}
+	}
 	const struct kv *run = kvf_get(m, "run");
 	uint64_t r;
 	if (parse_u64(run->val, &r) || r < 1 || r > INT_MAX) {
@@ -394,8 +269,7 @@ static int load_metric(const char *dir, const char *metric, double *value,
 	for (int i = 0; i < s.n && !rc; i++) {
 		const struct kv *e = &s.v[i];
 		double v;
-		if (parse_double(e->val, &v) || !isfinite(v)) {
-			snprintf(err, errlen, "%s:%d: '%.40s' is not a number", s.path, e->line, e->val);
+		if (kvf_number(&s, e, &v, err, errlen)) {
 			rc = -1;
 		} else if (strcmp(e->key, metric) == 0 && hit) {
 			snprintf(err, errlen, "%s:%d: '%s' appears twice (first on line %d)", s.path,
@@ -425,7 +299,7 @@ static char *field_value(const struct kvfile *m, const char *dir, const char *fi
 		return xstrdup(e->val);
 	char *path = xprintf("%s/params", dir);
 	char *v = NULL;
-	if (file_exists(path)) {
+	if (entry_exists(path)) {
 		struct kvfile p;
 		*rc = kvf_load(&p, path, err, errlen);
 		e = *rc ? NULL : kvf_get(&p, field);
@@ -725,62 +599,11 @@ static void builder_free(struct builder *b)
 	sv_free(&b->notes);
 }
 
-struct found {
-	char *path;
-	int arg;
-};
-
 static int cmp_found(const void *a, const void *b)
 {
-	const struct found *x = a, *y = b;
+	const struct result_ref *x = a, *y = b;
 	int c = strcmp(x->path, y->path);
 	return c ? c : x->arg - y->arg;
-}
-
-/* All result dirs of all DIR args, sorted by path, each once (by realpath). */
-static int find_all(const char *const *dirs, int ndirs, struct found **out, int *n, char *err,
-		    size_t errlen)
-{
-	struct found *f = NULL;
-	int nf = 0;
-	struct strvec seen = { 0 };
-	for (int a = 0; a < ndirs; a++) {
-		struct strvec paths = { 0 };
-		struct stat st;
-		int bad = stat(dirs[a], &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
-		if (bad) {
-			snprintf(err, errlen, "%s: %s", dirs[a], strerror(bad));
-			sv_free(&seen);
-			free(f);
-			return -1;
-		}
-		if (walk(dirs[a], &paths, err, errlen)) {
-			sv_free(&paths);
-			sv_free(&seen);
-			for (int i = 0; i < nf; i++)
-				free(f[i].path);
-			free(f);
-			return -1;
-		}
-		for (int i = 0; i < paths.n; i++) {
-			char *real = realpath(paths.v[i], NULL);
-			if (real && sv_find(&seen, real) >= 0) {
-				free(real);
-				free(paths.v[i]);
-				continue;
-			}
-			sv_push(&seen, real ? real : xstrdup(paths.v[i]));
-			f = xrealloc(f, (size_t)(nf + 1) * sizeof(*f));
-			f[nf++] = (struct found){ paths.v[i], a };
-		}
-		free(paths.v);
-	}
-	sv_free(&seen);
-	if (nf)
-		qsort(f, (size_t)nf, sizeof(*f), cmp_found);
-	*out = f;
-	*n = nf;
-	return 0;
 }
 
 int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
@@ -797,16 +620,17 @@ int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 		builder_free(&b);
 		return CMP_EUSAGE;
 	}
-	struct found *f = NULL;
-	int nf = 0, rc = find_all(dirs, ndirs, &f, &nf, err, errlen) ? CMP_EINPUT : CMP_OK;
-	for (int i = 0; i < nf && rc == CMP_OK; i++)
-		if (add_result(&b, f[i].path, f[i].arg))
+	struct result_list found;
+	int rc = result_find(dirs, ndirs, &found, err, errlen) ? CMP_EINPUT : CMP_OK;
+	/* all results of all DIRs in one sorted order; arg breaks ties */
+	if (found.n)
+		qsort(found.v, (size_t)found.n, sizeof(*found.v), cmp_found);
+	for (int i = 0; i < found.n && rc == CMP_OK; i++)
+		if (add_result(&b, found.v[i].path, found.v[i].arg))
 			rc = CMP_EINPUT;
 	if (rc == CMP_OK)
-		rc = finish(&b, out, nf);
-	for (int i = 0; i < nf; i++)
-		free(f[i].path);
-	free(f);
+		rc = finish(&b, out, found.n);
+	result_list_free(&found);
 	builder_free(&b);
 	return rc;
 }

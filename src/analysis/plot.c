@@ -394,7 +394,7 @@ int plot_run_feed(struct plot_run *r, const struct wb_event *e)
 
 int plot_run_load(struct plot_run *r, const char *trace, char *err, size_t errlen)
 {
-	struct trace_reader *tr = trace_reader_open(trace, err, errlen);
+	struct trace_reader *tr = trace_reader_open_result(trace, err, errlen);
 	if (!tr)
 		return -1;
 	struct wb_event e;

@@ -15,18 +15,9 @@
 
 /* ---- result directories ------------------------------------------------------ */
 
-struct kv {
-	char *k, *v;
-};
-
-struct kvlist {
-	struct kv *a;
-	int n;
-};
-
 struct result {
 	char *path;
-	struct kvlist meta, stats, params, env;
+	struct kvfile meta, stats, params, env;   /* empty when the file is absent */
 	char *cmdline;
 	char *label;                  /* GROUP/CASE-KERNEL[.RUN] */
 	char *col;                    /* value of the compared field */
@@ -44,34 +35,10 @@ struct report {
 	struct report_summary *sum;
 };
 
-static int kv_add(void *arg, const char *k, const char *v)
+static const char *kv_get(const struct kvfile *f, const char *k)
 {
-	struct kvlist *l = arg;
-	struct kv *na = realloc(l->a, (size_t)(l->n + 1) * sizeof(*na));
-	if (!na)
-		return 1;
-	l->a = na;
-	na[l->n].k = strdup(k);
-	na[l->n].v = strdup(v);
-	l->n++;
-	return 0;
-}
-
-static const char *kv_get(const struct kvlist *l, const char *k)
-{
-	for (int i = 0; i < l->n; i++)
-		if (!strcmp(l->a[i].k, k))
-			return l->a[i].v;
-	return NULL;
-}
-
-static void kv_free(struct kvlist *l)
-{
-	for (int i = 0; i < l->n; i++) {
-		free(l->a[i].k);
-		free(l->a[i].v);
-	}
-	free(l->a);
+	const struct kv *e = kvf_get(f, k);
+	return e ? e->val : NULL;
 }
 
 static int exists(const char *dir, const char *name)
@@ -81,21 +48,25 @@ static int exists(const char *dir, const char *name)
 	return access(p, F_OK) == 0;
 }
 
-/* Optional file: absent is fine, unreadable or malformed is an error. */
-static int read_kv(const char *dir, const char *name, struct kvlist *l, char *err, size_t errlen)
+/* Optional file: absent is fine; anything else there must read cleanly. */
+static int read_kv(const char *dir, const char *name, struct kvfile *f, char *err, size_t errlen)
 {
-	if (!exists(dir, name))
-		return 0;
 	char p[8400];
+	struct stat st;
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return kv_read(p, kv_add, l, err, errlen);
+	if (lstat(p, &st) != 0) {
+		kvf_init(f, p);
+		return 0;
+	}
+	return kvf_load(f, p, err, errlen);
 }
 
+/* The first line of an optional text file (cmdline). */
 static char *read_text(const char *dir, const char *name)
 {
-	char p[8400];
+	char p[8400], err[8600];
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	FILE *f = fopen(p, "r");
+	FILE *f = fopen_regular(p, 1, err, sizeof(err));
 	if (!f)
 		return NULL;
 	char buf[4096];
@@ -104,11 +75,6 @@ static char *read_text(const char *dir, const char *name)
 	buf[n] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	return strdup(buf);
-}
-
-static int is_result(const char *dir)
-{
-	return exists(dir, "stats") || exists(dir, "trace");
 }
 
 static int add_result(struct report *rp, const char *path)
@@ -123,73 +89,28 @@ static int add_result(struct report *rp, const char *path)
 	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Depth-first in sorted order, hidden entries (unfinished results) skipped. */
-static int scan(struct report *rp, const char *dir, int depth)
-{
-	if (is_result(dir))
-		return add_result(rp, dir);
-	if (depth > 8)
-		return 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	char **names = NULL;
-	int n = 0, rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "plots"))
-			continue;
-		char **nn = realloc(names, (size_t)(n + 1) * sizeof(*nn));
-		if (!nn)
-			break;
-		names = nn;
-		names[n++] = strdup(de->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(names, (size_t)n, sizeof(*names), name_cmp);
-	for (int i = 0; i < n; i++) {
-		char p[4200];
-		struct stat st;
-		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
-		if (!rc && stat(p, &st) == 0 && S_ISDIR(st.st_mode))
-			rc = scan(rp, p, depth + 1);
-		free(names[i]);
-	}
-	free(names);
-	return rc;
-}
-
+/* The results compare would find (result_find), each DIR's in sorted order. */
 static int find_results(struct report *rp, const char *const *dirs, int ndirs, char *err,
 			size_t errlen)
 {
-	for (int i = 0; i < ndirs; i++) {
-		struct stat st;
-		if (stat(dirs[i], &st) != 0) {
-			snprintf(err, errlen, "%s: %s", dirs[i], strerror(errno));
-			return -1;
-		}
-		if (!S_ISDIR(st.st_mode) || access(dirs[i], R_OK | X_OK) != 0) {
-			snprintf(err, errlen, "%s: not a readable directory", dirs[i]);
-			return -1;
-		}
+	struct result_list found;
+	if (result_find(dirs, ndirs, &found, err, errlen))
+		return -1;
+	int rc = 0;
+	for (int a = 0; a < ndirs && !rc; a++) {
 		int before = rp->n;
-		if (scan(rp, dirs[i], 0)) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		if (rp->n == before) {
-			snprintf(err, errlen, "%s: no result directory (none holds a stats or trace file)",
-				 dirs[i]);
-			return -1;
+		for (int i = 0; i < found.n && !rc; i++)
+			if (found.v[i].arg == a && add_result(rp, found.v[i].path)) {
+				snprintf(err, errlen, "out of memory");
+				rc = -1;
+			}
+		if (!rc && rp->n == before) {
+			snprintf(err, errlen, "%s: no result directory (none holds a stats file)", dirs[a]);
+			rc = -1;
 		}
 	}
-	return 0;
+	result_list_free(&found);
+	return rc;
 }
 
 /* ---- labels, columns and keys ---------------------------------------------- */
@@ -266,10 +187,10 @@ static int load_result(struct report *rp, struct result *r, char *err, size_t er
 
 static void free_result(struct result *r)
 {
-	kv_free(&r->meta);
-	kv_free(&r->stats);
-	kv_free(&r->params);
-	kv_free(&r->env);
+	kvf_free(&r->meta);
+	kvf_free(&r->stats);
+	kvf_free(&r->params);
+	kvf_free(&r->env);
 	free(r->cmdline);
 	free(r->label);
 	free(r->col);
@@ -380,7 +301,8 @@ static const char css[] =
  * supplies the SVG namespace), ids prefixed so several graphs never clash. */
 static int inline_svg(FILE *out, const char *path, const char *prefix)
 {
-	FILE *f = fopen(path, "r");
+	char err[4600];
+	FILE *f = fopen_regular(path, 1, err, sizeof(err));   /* not a link to /dev/zero */
 	if (!f)
 		return -1;
 	char *buf = NULL;
@@ -598,10 +520,10 @@ static int group_keys(const struct report *rp, const int *idx, int n, char ***ke
 	for (int i = 0; i < n; i++) {
 		const struct result *r = &rp->r[idx[i]];
 		for (int pass = 0; pass < 2; pass++) {
-			const struct kvlist *l = pass ? &r->env : &r->params;
+			const struct kvfile *l = pass ? &r->env : &r->params;
 			for (int j = 0; j < l->n; j++) {
 				char k[512];
-				snprintf(k, sizeof(k), "%s%s", pass ? "env: " : "", l->a[j].k);
+				snprintf(k, sizeof(k), "%s%s", pass ? "env: " : "", l->v[j].key);
 				int dup = 0;
 				for (int q = 0; q < nk && !dup; q++)
 					dup = !strcmp((*keys)[q], k);
@@ -709,14 +631,14 @@ static const struct metric key_stats[] = {
 	{ "fairness_jain", "", "" },
 };
 
-static void kv_table(FILE *f, const struct kvlist *l, const char *cls)
+static void kv_table(FILE *f, const struct kvfile *l, const char *cls)
 {
 	fprintf(f, "<table class=\"%s\">\n", cls);
 	for (int i = 0; i < l->n; i++) {
 		fputs("<tr><td>", f);
-		ESC(f, l->a[i].k);
+		ESC(f, l->v[i].key);
 		fputs("</td><td>", f);
-		ESC(f, l->a[i].v);
+		ESC(f, l->v[i].val);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -233,7 +233,7 @@ void stats_feed(struct stats_acc *s, const struct wb_event *e)
 
 int stats_feed_trace(struct stats_acc *s, const char *path, char *err, size_t errlen)
 {
-	struct trace_reader *tr = trace_reader_open(path, err, errlen);
+	struct trace_reader *tr = trace_reader_open_result(path, err, errlen);
 	if (!tr)
 		return -1;
 	struct wb_event e;

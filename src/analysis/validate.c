@@ -59,8 +59,17 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 				 { "nr_dirty_p95_pages", 0, 0 }, { "pause_ms_mean", 0, 0 },
 				 { "task_ratelimit_steady_kbps", 0, 0 }, { "fairness_jain", 0, 0 },
 				 { "pause_count", 0, 0 }, { "bdp_events", 0, 0 }, { NULL, 0, 0 } };
+	struct kvfile f;
 	snprintf(path, sizeof(path), "%s/stats", dir);
-	if (kv_read(path, stat_pick, w, err, errlen))
+	int rc = kvf_load(&f, path, err, errlen);
+	for (struct stat_want *x = w; !rc && x->key; x++) {
+		const struct kv *e = kvf_get(&f, x->key);
+		x->found = e != NULL;
+		if (e && kvf_number(&f, e, &x->v, err, errlen))
+			rc = -1;
+	}
+	kvf_free(&f);
+	if (rc)
 		return -1;
 	if (!w[2].found || !w[4].found) {
 		char *text = NULL;

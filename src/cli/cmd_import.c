@@ -71,6 +71,10 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		}
 		*dst = argv[i];
 	}
+	if (o->out && !*o->out) {
+		wb_error("import: empty output directory (-o '')");
+		return -1;
+	}
 	if (!o->trace || !o->out) {
 		wb_error("import: %s (see 'wblab help import')",
 			 !o->trace ? "no TRACE given" : "no output directory (-o DIR)");
@@ -134,52 +138,96 @@ static int case_from_path(const char *path, struct wb_case *c, char *kernel, siz
 	return split_case_kernel(comp[0], group, c, kernel, klen);
 }
 
-/* Which kernel printed this: by fields only some eras have. */
-struct era_marks { int gds_unstable, gds_new, bdp, bdp_new, old31, rc8, reason; };
+/* Which kernel printed this: by fields only some eras have.  Each mark is a
+ * vote between two layouts of the same event and the majority wins, so a few
+ * stray lines (a 3.x line pasted into a 6.x trace) cannot flip the era. */
+enum { V_GDS_NEW, V_GDS_UNSTABLE, V_BDP_NEW, V_BDP_OLD, V_IOLESS, V_OLD31, V_WSI_RC8, V_WSI_31,
+       V_REASON, V_NO_REASON, V_COUNT };
 
-static void mark_era(struct era_marks *m, const struct wb_event *e)
+struct era_votes {
+	long n[V_COUNT];
+	unsigned long first_line[V_COUNT];
+};
+
+static void vote(struct era_votes *v, int which, unsigned long line)
+{
+	if (!v->n[which]++)
+		v->first_line[which] = line;
+}
+
+static void mark_era(struct era_votes *v, const struct wb_event *e, unsigned long line)
 {
 	switch (e->type) {
 	case EV_GLOBAL_DIRTY_STATE:
-		*(wb_event_has(e, F_UNSTABLE) ? &m->gds_unstable : &m->gds_new) = 1;
+		vote(v, wb_event_has(e, F_UNSTABLE) ? V_GDS_UNSTABLE : V_GDS_NEW, line);
 		break;
 	case EV_BALANCE_DIRTY_PAGES:
 	case EV_BDI_DIRTY_RATELIMIT:
-		m->bdp = 1;
-		if (wb_event_has(e, F_PERIOD) || wb_event_has(e, F_CGROUP_INO))
-			m->bdp_new = 1;
+		vote(v, V_IOLESS, line);
+		vote(v, wb_event_has(e, F_PERIOD) || wb_event_has(e, F_CGROUP_INO) ? V_BDP_NEW
+										     : V_BDP_OLD, line);
 		break;
 	case EV_BALANCE_DIRTY_START:
 	case EV_BALANCE_DIRTY_WRITTEN:
 	case EV_BALANCE_DIRTY_WAIT:
-		m->old31 = 1;
+		vote(v, V_OLD31, line);
 		break;
 	case EV_WRITEBACK_SINGLE_INODE:
-		if (!wb_event_has(e, F_DIRTIED_WHEN))
-			m->rc8 = 1;
+		vote(v, wb_event_has(e, F_DIRTIED_WHEN) ? V_WSI_31 : V_WSI_RC8, line);
 		break;
 	default:
 		break;
 	}
+	/* writeback work events (sync_mode=...) print reason= from 3.2 on */
 	if (e->reason[0])
-		m->reason = 1;
+		vote(v, V_REASON, line);
+	else if (wb_event_has(e, F_SYNC_MODE))
+		vote(v, V_NO_REASON, line);
 }
 
-static const char *era_name(const struct era_marks *m)
+static int wins(const struct era_votes *v, int a, int b)
 {
-	if (m->gds_new && !m->gds_unstable)
+	return v->n[a] > v->n[b];
+}
+
+static const char *era_name(const struct era_votes *v)
+{
+	int ioless = wins(v, V_IOLESS, V_OLD31), rc8 = wins(v, V_WSI_RC8, V_WSI_31);
+	int reason = wins(v, V_REASON, V_NO_REASON);
+	if (wins(v, V_GDS_NEW, V_GDS_UNSTABLE))
 		return "6.x";
-	if (m->bdp_new)
+	if (ioless && wins(v, V_BDP_NEW, V_BDP_OLD))
 		return "3.3+";
-	if (m->bdp && m->rc8 && !m->reason)
+	if (ioless && rc8 && !reason)
 		return "3.1-rc8-ioless";
-	if (m->bdp || m->reason)
+	if (ioless || reason)
 		return "3.2";
-	if (m->rc8)
+	if (rc8)
 		return "3.1-rc8";
-	if (m->old31 || m->gds_unstable)
+	if (v->n[V_OLD31] || v->n[V_GDS_UNSTABLE])
 		return "3.1";
 	return "imported";
+}
+
+/* One line about lines outvoted in a pair: the era ignored them. */
+static void note_minority(const struct era_votes *v, const char *path)
+{
+	static const struct { int a, b; const char *what; } pairs[] = {
+		{ V_GDS_NEW, V_GDS_UNSTABLE, "global_dirty_state" },
+		{ V_BDP_NEW, V_BDP_OLD, "balance_dirty_pages/bdi_dirty_ratelimit" },
+		{ V_WSI_31, V_WSI_RC8, "writeback_single_inode" },
+		{ V_IOLESS, V_OLD31, "IO-less vs 3.1 balance_dirty" },
+		{ V_REASON, V_NO_REASON, "writeback work reason=" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++) {
+		int a = pairs[i].a, b = pairs[i].b;
+		if (!v->n[a] || !v->n[b])
+			continue;
+		int lo = v->n[a] < v->n[b] ? a : b;
+		wb_error("import: warning: %s:%lu: %ld of %ld %s lines are in another kernel's "
+			 "layout (first here); the era follows the majority", path, v->first_line[lo],
+			 v->n[lo], v->n[a] + v->n[b], pairs[i].what);
+	}
 }
 
 #define ERA_SCAN_EVENTS 200000
@@ -188,14 +236,15 @@ static const char *detect_era(const char *path)
 {
 	char err[512];
 	struct wb_event e;
-	struct era_marks m = { 0 };
+	struct era_votes v = { { 0 }, { 0 } };
 	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
 	if (!r)
 		return "imported";
 	for (long n = 0; n < ERA_SCAN_EVENTS && trace_reader_next(r, &e, err, sizeof(err)) == 1; n++)
-		mark_era(&m, &e);
+		mark_era(&v, &e, trace_reader_lineno(r));
 	trace_reader_close(r);
-	return era_name(&m);
+	note_minority(&v, path);
+	return era_name(&v);
 }
 
 static int kernel_name_ok(const char *k)
@@ -274,32 +323,11 @@ static int resolve_case(const struct import_opts *o, struct wb_case *c, char *ke
 	return 0;
 }
 
-/* Directories result_begin would create, so a failed import can remove them. */
-struct created { char out[4096], group[4096]; int had_out, had_group; };
-
-static void note_dirs(struct created *d, const char *out, const struct wb_case *c)
-{
-	struct stat st;
-	snprintf(d->out, sizeof(d->out), "%s", out);
-	snprintf(d->group, sizeof(d->group), "%s/%s", out, c->group);
-	d->had_out = stat(d->out, &st) == 0;
-	d->had_group = stat(d->group, &st) == 0;
-}
-
-static void undo_dirs(const struct created *d)
-{
-	if (!d->had_group)
-		rmdir(d->group);
-	if (!d->had_out)
-		rmdir(d->out);
-}
-
 static int run_import(int argc, char **argv)
 {
 	struct import_opts o;
 	struct wb_case c;
 	struct result_dir rd;
-	struct created dirs;
 	char kernel[128], err[640];
 	if (parse_args(argc, argv, &o) || resolve_case(&o, &c, kernel, sizeof(kernel)))
 		return EXIT_USAGE;
@@ -311,10 +339,8 @@ static int run_import(int argc, char **argv)
 	if (!kernel[0])
 		snprintf(kernel, sizeof(kernel), "%s",
 			 strcmp(o.trace, "-") ? detect_era(o.trace) : "imported");
-	note_dirs(&dirs, o.out, &c);
 	if (result_begin(&rd, o.out, &c, kernel, 1, err, sizeof(err))) {
 		wb_error("import: %s", err);
-		undo_dirs(&dirs);
 		trace_reader_close(r);
 		return 1;
 	}
@@ -334,7 +360,6 @@ static int run_import(int argc, char **argv)
 	}
 	if (rc) {
 		result_abort(&rd);
-		undo_dirs(&dirs);
 		return 1;
 	}
 	printf("%s\n", rd.final_path);

@@ -73,7 +73,13 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'o': c->out = optarg; break;
+		case 'o':
+			if (!*optarg) {
+				wb_error("plot: empty output directory (-o '')");
+				return -1;
+			}
+			c->out = optarg;
+			break;
 		case OPT_OVERLAY: c->o.overlay = optarg; break;
 		case OPT_NOGP: c->o.no_gnuplot = 1; break;
 		case OPT_MAX:

@@ -56,7 +56,13 @@ static int run_report(int argc, char **argv)
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:c:", longopts, NULL)) != -1) {
 		switch (ch) {
-		case 'o': o.out = optarg; break;
+		case 'o':
+			if (!*optarg) {
+				wb_error("report: empty output file (-o '')");
+				return EXIT_USAGE;
+			}
+			o.out = optarg;
+			break;
 		case 'c': o.field = optarg; break;
 		case OPT_TITLE: o.title = optarg; break;
 		case OPT_NOGRAPHS: o.no_graphs = 1; break;

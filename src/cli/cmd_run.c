@@ -43,7 +43,7 @@ static const char usage[] =
 	"       '*' fills them in (the result's name carries the real values).\n"
 	"\n"
 	"options:\n"
-	"  -t, --runtime SEC     seconds each case runs (default 60)\n"
+	"  -t, --runtime SEC     seconds each case runs, 0.1..86400 (default 60)\n"
 	"  -o, --out DIR         results root (default ./results)\n"
 	"      --repeat N        run each case N times (run number recorded; compare\n"
 	"                        averages them)\n"

@@ -188,6 +188,10 @@ static int run_seed(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'o':
+			if (!*optarg) {
+				wb_error("seed: empty output directory (-o '')");
+				return EXIT_USAGE;
+			}
 			out = optarg;
 			break;
 		case 'n':

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 	      "BS must be a multiple of 4k.\n\nmodels:\n", f);
 	for (const struct throttle_model *const *m = throttle_models(); *m; m++)
 		fprintf(f, "  %-22s %s\n", (*m)->name, (*m)->summary);
-	fputs("\nparameters (--set KEY=VAL; name, default, meaning):\n", f);
+	fputs("\nparameters (--set KEY=VAL; name, default, range, meaning):\n", f);
 	params_list(f);
 }
 
@@ -57,7 +57,7 @@ static int run_sim(int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
-static char usage_text[8192];
+static char usage_text[32768];
 
 static int run_sim_entry(int argc, char **argv)
 {

@@ -51,6 +51,10 @@ static int parse_opts(int argc, char **argv, struct vopts *v)
 	while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			if (!*optarg) {
+				wb_error("validate: empty output directory (-o '')");
+				return -1;
+			}
 			v->out = optarg;
 			break;
 		case 'r':

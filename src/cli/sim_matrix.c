@@ -110,7 +110,7 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 		case 'k': kernels = optarg; break;
 		case 'o':
 			if (!*optarg) {
-				wb_error("%s: -o needs a directory, got ''", argv[0]);
+				wb_error("%s: empty output directory (-o '')", argv[0]);
 				return -1;
 			}
 			m->out = optarg;

@@ -1,4 +1,6 @@
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -6,11 +8,68 @@
 #include "result.h"
 #include "../util/util.h"
 
+/* The first directory of path (below root) that does not exist yet, or "". */
+static void first_missing(const char *root, const char *path, char *out, size_t n)
+{
+	struct stat st;
+	size_t rl = strlen(root);
+	out[0] = 0;
+	if (stat(root, &st) != 0) {
+		snprintf(out, n, "%s", root);
+		return;
+	}
+	for (const char *p = path + rl; *p;) {
+		p += strspn(p, "/");
+		p += strcspn(p, "/");
+		snprintf(out, n, "%.*s", (int)(p - path), path);
+		if (stat(out, &st) != 0)
+			return;
+	}
+	out[0] = 0;
+}
+
+/* rmdir from dir up to and including top, stopping at the first that is not
+ * empty (or not ours: nothing above top is touched). */
+static void remove_created(const char *dir, const char *top)
+{
+	char buf[4096];
+	size_t tl = strlen(top);
+	if (!tl || strncmp(dir, top, tl) != 0 || (dir[tl] && dir[tl] != '/'))
+		return;
+	snprintf(buf, sizeof(buf), "%s", dir);
+	while (strlen(buf) >= tl) {
+		if (rmdir(buf) != 0)
+			return;
+		char *slash = strrchr(buf, '/');
+		if (!slash || (size_t)(slash - buf) < tl)
+			return;
+		*slash = 0;
+	}
+}
+
+static int kernel_leaf_ok(const char *k)
+{
+	return *k && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
+}
+
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen)
 {
 	char parent[4096];
 	char leaf[512];
+	r->created[0] = 0;
+	if (!root || !*root) {
+		snprintf(err, errlen, "empty output directory (-o '')");
+		return -1;
+	}
+	if (case_group_check(c->group, leaf, sizeof(leaf))) {
+		snprintf(err, errlen, "case '%s/%s': %s", c->group, c->name, leaf);
+		return -1;
+	}
+	if (!kernel_leaf_ok(kernel) || c->name[0] == '.' || strchr(c->name, '/')) {
+		snprintf(err, errlen, "bad result name '%s-%s'", c->name, kernel);
+		return -1;
+	}
 	if (run >= 2)
 		snprintf(leaf, sizeof(leaf), "%s-%s.%d", c->name, kernel, run);
 	else
@@ -23,13 +82,21 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		snprintf(err, errlen, "result path under '%s' too long", root);
 		return -1;
 	}
-	if (mkdir_p(parent)) {
-		snprintf(err, errlen, "cannot create '%s': %s", parent, strerror(errno));
-		return -1;
+	first_missing(root, parent, r->created, sizeof(r->created));
+	/* twice: a parallel job that failed may rmdir our parent in between */
+	int rc = -1;
+	for (int attempt = 0; attempt < 2 && rc; attempt++) {
+		if (mkdir_p(parent)) {
+			snprintf(err, errlen, "cannot create '%s': %s", parent, strerror(errno));
+			break;
+		}
+		remove_tree(r->tmp_path);
+		rc = mkdir(r->tmp_path, 0755);
+		if (rc)
+			snprintf(err, errlen, "cannot create '%s': %s", r->tmp_path, strerror(errno));
 	}
-	remove_tree(r->tmp_path);
-	if (mkdir(r->tmp_path, 0755)) {
-		snprintf(err, errlen, "cannot create '%s': %s", r->tmp_path, strerror(errno));
+	if (rc) {
+		remove_created(parent, r->created);
 		return -1;
 	}
 	return 0;
@@ -114,42 +181,313 @@ int result_commit(struct result_dir *r)
 void result_abort(struct result_dir *r)
 {
 	remove_tree(r->tmp_path);
+	char parent[4096];
+	snprintf(parent, sizeof(parent), "%s", r->tmp_path);
+	char *slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = 0;
+		remove_created(parent, r->created);
+	}
+}
+
+/* ---- key/value files ---- */
+
+void kvf_init(struct kvfile *f, const char *path)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(path);
+}
+
+void kvf_free(struct kvfile *f)
+{
+	for (int i = 0; i < f->n; i++) {
+		free(f->v[i].key);
+		free(f->v[i].val);
+	}
+	free(f->v);
+	free(f->path);
+	memset(f, 0, sizeof(*f));
+}
+
+int kvf_add(struct kvfile *f, const char *key, const char *val, int line)
+{
+	if (f->n == f->cap) {
+		int cap = f->cap ? 2 * f->cap : 32;
+		struct kv *v = realloc(f->v, (size_t)cap * sizeof(*v));
+		if (!v)
+			return -1;
+		f->v = v;
+		f->cap = cap;
+	}
+	char *k = strdup(key), *x = strdup(val);
+	if (!k || !x) {
+		free(k);
+		free(x);
+		return -1;
+	}
+	f->v[f->n++] = (struct kv){ k, x, line };
+	return 0;
+}
+
+const struct kv *kvf_get(const struct kvfile *f, const char *key)
+{
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->v[i].key, key) == 0)
+			return &f->v[i];
+	return NULL;
+}
+
+/* "nan", "inf", "-Infinity", "nan(0x1)": numbers no result may hold. */
+static int non_finite(const char *v)
+{
+	char *end;
+	if (!*v)
+		return 0;
+	double x = strtod(v, &end);
+	return !*end && !isfinite(x);
+}
+
+int kvf_number(const struct kvfile *f, const struct kv *e, double *v, char *err, size_t errlen)
+{
+	if (parse_double(e->val, v) || !isfinite(*v)) {
+		snprintf(err, errlen, "%s:%d: '%.40s' is not a number", f->path, e->line, e->val);
+		return -1;
+	}
+	return 0;
+}
+
+/* Splits "key value" / "key = value" in place.  NULL for a blank or comment
+ * line; *val NULL when nothing follows the key at all. */
+static char *split_kv(char *line, char **val)
+{
+	char *k = line + strspn(line, " \t");
+	size_t n = strlen(k);
+	while (n && strchr(" \t\r\n", k[n - 1]))
+		k[--n] = 0;
+	*val = NULL;
+	if (!*k || *k == '#')
+		return NULL;
+	char *sp = k + strcspn(k, " \t=");
+	if (*sp == '=' || (*sp && sp[strspn(sp, " \t")])) {
+		/* "key = " keeps an empty value (an empty sysfs file in env) */
+		*sp++ = 0;
+		*val = sp + strspn(sp, " \t=");
+	}
+	return k;
+}
+
+int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen)
+{
+	kvf_init(f, name);
+	char *line = NULL, *val;
+	size_t cap = 0;
+	long total = 0;
+	ssize_t len;
+	int lineno = 0, rc = 0;
+	while (!rc && (len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		total += len;
+		if (total > KV_MAX_BYTES) {
+			snprintf(err, errlen, "%s: larger than %ld MiB, not a key/value file", name,
+				 KV_MAX_BYTES >> 20);
+			rc = -1;
+			break;
+		}
+		char *key = split_kv(line, &val);
+		if (!key)
+			continue;
+		if (!val) {
+			snprintf(err, errlen, "%s:%d: '%.60s' has no value", name, lineno, key);
+			rc = -1;
+		} else if (non_finite(val)) {
+			snprintf(err, errlen, "%s:%d: %.60s '%.40s' is not a finite number", name,
+				 lineno, key, val);
+			rc = -1;
+		} else if (kvf_add(f, key, val, lineno)) {
+			snprintf(err, errlen, "%s: out of memory", name);
+			rc = -1;
+		}
+	}
+	if (!rc && ferror(fp)) {
+		snprintf(err, errlen, "%s: read error", name);
+		rc = -1;
+	}
+	free(line);
+	if (rc) {
+		char *keep = f->path;
+		f->path = NULL;
+		kvf_free(f);
+		f->path = keep;
+	}
+	return rc;
+}
+
+int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
+{
+	FILE *fp = fopen_regular(path, 1, err, errlen);
+	if (!fp) {
+		kvf_init(f, path);
+		return -1;
+	}
+	int rc = kvf_parse(f, fp, path, err, errlen);
+	fclose(fp);
+	return rc;
 }
 
 int kv_read(const char *path, int (*cb)(void *arg, const char *key, const char *val),
 	    void *arg, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	struct kvfile f;
+	int rc = kvf_load(&f, path, err, errlen);
+	for (int i = 0; !rc && i < f.n; i++)
+		if (cb(arg, f.v[i].key, f.v[i].val))
+			break;
+	kvf_free(&f);
+	return rc;
+}
+
+/* ---- finding result directories ---- */
+
+#define WALK_MAX_DEPTH 32
+
+struct names {
+	char **v;
+	int n, cap;
+};
+
+static int names_push(struct names *s, char *owned)
+{
+	if (!owned)
 		return -1;
-	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int lineno = 0, rc = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		lineno++;
-		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-			line[--n] = 0;
-		char *k = line;
-		while (*k == ' ' || *k == '\t')
-			k++;
-		if (!*k || *k == '#')
-			continue;
-		char *sp = k + strcspn(k, " \t=");
-		if (!*sp) {
-			snprintf(err, errlen, "%s:%d: '%.60s' has no value", path, lineno, k);
-			rc = -1;
-			break;
+	if (s->n == s->cap) {
+		int cap = s->cap ? 2 * s->cap : 16;
+		char **v = realloc(s->v, (size_t)cap * sizeof(*v));
+		if (!v) {
+			free(owned);
+			return -1;
 		}
-		char *v = sp;
-		*v++ = 0;
-		v += strspn(v, " \t=");
-		if (cb(arg, k, v))
-			break;
+		s->v = v;
+		s->cap = cap;
 	}
-	free(line);
-	fclose(f);
+	s->v[s->n++] = owned;
+	return 0;
+}
+
+static void names_free(struct names *s)
+{
+	for (int i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+#define WFAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+static int walk(const char *path, int depth, struct names *out, char *err, size_t errlen)
+{
+	struct stat st;
+	char *stats = join(path, "stats");
+	if (!stats)
+		WFAIL("out of memory");
+	int is_result = lstat(stats, &st) == 0;
+	free(stats);
+	if (is_result)
+		return names_push(out, strdup(path)) ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+	if (depth > WALK_MAX_DEPTH)
+		WFAIL("%s: more than %d directory levels below the DIR argument", path,
+		      WALK_MAX_DEPTH);
+	DIR *d = opendir(path);
+	if (!d)
+		WFAIL("%s: %s", path, strerror(errno));
+	struct names sub = { 0 };
+	int rc = 0;
+	for (struct dirent *e; !rc && (e = readdir(d));)
+		if (e->d_name[0] != '.' && names_push(&sub, strdup(e->d_name)))
+			rc = -1;
+	closedir(d);
+	if (rc) {
+		names_free(&sub);
+		WFAIL("out of memory");
+	}
+	if (sub.n)
+		qsort(sub.v, (size_t)sub.n, sizeof(char *), cmp_name);
+	for (int i = 0; i < sub.n && !rc; i++) {
+		char *p = join(path, sub.v[i]);
+		if (!p) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+		} else if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = walk(p, depth + 1, out, err, errlen);
+		}
+		free(p);
+	}
+	names_free(&sub);
+	return rc;
+}
+
+void result_list_free(struct result_list *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+int result_find(const char *const *dirs, int ndirs, struct result_list *out, char *err,
+		size_t errlen)
+{
+	struct names seen = { 0 };
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	for (int a = 0; a < ndirs && !rc; a++) {
+		struct names paths = { 0 };
+		struct stat st;
+		int bad = stat(dirs[a], &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (bad) {
+			snprintf(err, errlen, "%s: %s", dirs[a], strerror(bad));
+			rc = -1;
+		} else {
+			rc = walk(dirs[a], 0, &paths, err, errlen);
+		}
+		for (int i = 0; !rc && i < paths.n; i++) {
+			char *real = realpath(paths.v[i], NULL);
+			int dup = 0;
+			for (int j = 0; real && j < seen.n && !dup; j++)
+				dup = strcmp(seen.v[j], real) == 0;
+			if (dup) {
+				free(real);
+				continue;
+			}
+			struct result_ref *v = realloc(out->v, (size_t)(out->n + 1) * sizeof(*v));
+			if (!v || names_push(&seen, real ? real : strdup(paths.v[i]))) {
+				if (v)
+					out->v = v;
+				snprintf(err, errlen, "out of memory");
+				rc = -1;
+				break;
+			}
+			out->v = v;
+			out->v[out->n++] = (struct result_ref){ paths.v[i], a };
+			paths.v[i] = NULL;
+		}
+		names_free(&paths);
+	}
+	names_free(&seen);
+	if (rc)
+		result_list_free(out);
 	return rc;
 }

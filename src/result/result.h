@@ -10,9 +10,12 @@
 struct result_dir {
 	char final_path[4096];
 	char tmp_path[4096];
+	char created[4096];    /* topmost directory result_begin made ("": none) */
 };
 
-/* run <= 1 gives CASE-KERNEL, run N >= 2 gives CASE-KERNEL.N */
+/* run <= 1 gives CASE-KERNEL, run N >= 2 gives CASE-KERNEL.N.  root must be
+ * non-empty, c->group relative without '.'/'..' parts (case_group_check),
+ * kernel one path component.  Creates root/group as needed. */
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen);
 /* Path of a file inside the (temporary) directory. */
@@ -24,12 +27,68 @@ int result_write_meta(const struct result_dir *r, const struct wb_case *c, const
 /* argv joined with spaces (shell-quoted where needed) into `cmdline`. */
 int result_write_cmdline(const struct result_dir *r, int argc, char **argv);
 int result_commit(struct result_dir *r);
+/* Removes the temporary directory and then those of root/group that
+ * result_begin created, as far as they are empty (a parallel job may be
+ * writing beside us). */
 void result_abort(struct result_dir *r);
 
-/* Reads "key value" or "key = value" lines (stats, meta, params).  Blank and
- * '#' lines are skipped.  cb returns nonzero to stop.  Returns 0, or -1 with
- * a one-line reason naming the file and line in err. */
+/* ---- reading results: the one key/value reader and the one walker ---- */
+
+/* Key/value files (stats, meta, params, env, plots/index): "key value" or
+ * "key = value" lines; blank and '#' lines are skipped, surrounding blanks
+ * trimmed.  A file must be a regular file, not a symlink, and at most
+ * KV_MAX_BYTES; a key without any value and a value that reads as NaN or
+ * infinity are errors.  Every error is one line naming FILE[:LINE]. */
+#define KV_MAX_BYTES (16L << 20)
+
+struct kv {
+	char *key, *val;
+	int line;                 /* 0: not from the file (e.g. parsed from a dir name) */
+};
+
+struct kvfile {
+	char *path;
+	struct kv *v;
+	int n, cap;
+};
+
+/* 0, or -1 with the reason in err (f is then empty but must still be freed). */
+int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen);
+/* The parsing part of kvf_load, on an open stream (name for messages). */
+int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen);
+/* An empty kvfile named path, for entries added by hand. */
+void kvf_init(struct kvfile *f, const char *path);
+/* 0, or -1 when out of memory. */
+int kvf_add(struct kvfile *f, const char *key, const char *val, int line);
+/* The first entry with this key, or NULL. */
+const struct kv *kvf_get(const struct kvfile *f, const char *key);
+/* e's value as a finite number; -1 with FILE:LINE in err otherwise. */
+int kvf_number(const struct kvfile *f, const struct kv *e, double *v, char *err, size_t errlen);
+void kvf_free(struct kvfile *f);
+
+/* kvf_load, then cb for each entry in order; cb returns nonzero to stop. */
 int kv_read(const char *path, int (*cb)(void *arg, const char *key, const char *val),
 	    void *arg, char *err, size_t errlen);
+
+/* Result directories under dirs: a directory holding a `stats` entry is a
+ * result (its files are checked when read); others are searched in sorted
+ * (strcmp) order, skipping hidden entries and not following symlinks below
+ * the DIR arguments themselves.  A result reached twice (same realpath)
+ * counts once, the first time.  compare and report both use this. */
+struct result_ref {
+	char *path;
+	int arg;                  /* index into dirs */
+};
+
+struct result_list {
+	struct result_ref *v;
+	int n;
+};
+
+/* 0, or -1 with a one-line reason (an arg that is not a directory, an
+ * unreadable directory below it). */
+int result_find(const char *const *dirs, int ndirs, struct result_list *out, char *err,
+		size_t errlen);
+void result_list_free(struct result_list *l);
 
 #endif

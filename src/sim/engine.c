@@ -144,8 +144,12 @@ void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, 
 	t->wake_gen = 0;
 	t->heap_pos = 0;
 	t->wq_next = NULL;
-	if (coro_init(&t->co, s->p.stack_kb * 1024, fn, arg))
+	if (coro_init(&t->co, s->p.stack_kb * 1024, fn, arg)) {
+		/* no way to unwind a half-built machine: say why, then stop */
+		fprintf(stderr, "wblab: cannot map a %llu KiB stack for thread %s (stack_kb)\n",
+			(unsigned long long)s->p.stack_kb, comm);
 		abort();
+	}
 	schedule_resume(s, t, s->now);
 }
 

@@ -88,18 +88,22 @@ struct param_desc {
 	enum param_type type;
 	size_t offset;
 	double def;
+	double min, max;         /* physical range, inclusive; --set and sim_check enforce it */
 	const char *doc;
-	/* optional: the physical range a value must lie in (hi > lo), and for
-	 * PT_NAME the accepted names (NULL-terminated; def indexes it) */
-	double lo, hi;
-	const char *const *names;
+	const char *const *names;  /* PT_NAME: the accepted names (NULL-terminated; def indexes it) */
 };
 
 void params_defaults(struct sim_params *p);
-/* "key=value"; 0, or -1 with a one-line reason in err. */
+/* "key=value"; 0, or -1 with a one-line reason (key, value, range) in err. */
 int params_set(struct sim_params *p, const char *assignment, char *err, size_t errlen);
+/* Every parameter inside its range; 0, or -1 naming the first one outside. */
+int params_check(const struct sim_params *p, char *err, size_t errlen);
+/* The table, for tests that must cover every parameter. */
+size_t params_count(void);
+const struct param_desc *params_desc(size_t i);
+double params_get(const struct sim_params *p, const struct param_desc *d);
 void params_write(const struct sim_params *p, FILE *f);
-/* For --help: every key with default and doc. */
+/* For --help: every key with default, range and doc. */
 void params_list(FILE *f);
 /* Whether KEY was given by params_set (not a default or a preset's value). */
 int params_is_set(const struct sim_params *p, const char *key);

@@ -26,32 +26,20 @@ int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, si
 		FAIL("case '%s': the simulator needs explicit CPUS and MEM (no '*')", c->name);
 	if (!case_fs_is_disk(c->fs) && strcmp(c->fs, "nfs") != 0)
 		FAIL("case '%s': unknown file system '%s' (ext2, ext3, ext4, xfs, btrfs, nfs)", c->name, c->fs);
-	if (p->nfs.net_mbps <= 0 || p->nfs.wsize_kb < 4 || p->nfs.min_slots < 1 ||
-	    p->nfs.max_slots < p->nfs.min_slots || p->nfs.nfsd_threads < 1 || p->nfs.server_disk_mbps <= 0)
-		FAIL("nfs parameters out of range (net_mbps, server_disk_mbps > 0; wsize_kb >= 4; 1 <= min_slots <= max_slots; nfsd_threads >= 1)");
+	if (params_check(p, err, errlen))
+		return -1;
+	if (p->nfs.max_slots < p->nfs.min_slots)
+		FAIL("nfs.min_slots=%llu must not exceed nfs.max_slots=%llu",
+		     (unsigned long long)p->nfs.min_slots, (unsigned long long)p->nfs.max_slots);
 	if (c->bs % PAGE_SIZE_BYTES)
 		FAIL("case '%s': the simulator needs a block size that is a multiple of 4k", c->name);
-	if (p->hz < 10 || p->hz > 10000)
-		FAIL("parameter hz=%llu out of range 10..10000", (unsigned long long)p->hz);
-	if (p->disk.bw_mbps <= 0 || p->disk.nr_requests < 2 || p->disk.max_request_kb < 4)
-		FAIL("disk parameters out of range (bw_mbps > 0, nr_requests >= 2, max_request_kb >= 4)");
 	if (!dev_preset_find(p->dev.model))
 		FAIL("dev.model '%s' unknown", p->dev.model);
 	if (p->dev.nr_requests == 1)
 		FAIL("dev.nr_requests must be 0 (the kernel's) or >= 2");
-	if (p->cpu_page_ns <= 0 || p->batch_max_us <= 0 || p->stack_kb < 64 ||
-	    p->writeback_inode_ns < 1)
-		FAIL("cpu_page_ns, batch_max_us, writeback_inode_ns must be > 0, stack_kb >= 64");
-	if (p->bdi_max_ratio > 100 || p->bdi_min_ratio > p->bdi_max_ratio)
-		FAIL("bdi_min_ratio <= bdi_max_ratio <= 100 required");
-	if (p->dirtyable_pct <= 0 || p->dirtyable_pct > 100)
-		FAIL("dirtyable_pct must be in (0, 100]");
-	/* a service time may vary, never turn negative */
-	if (!(p->disk.jitter_pct >= 0 && p->disk.jitter_pct < 100) ||
-	    !(p->nfs.server_jitter_pct >= 0 && p->nfs.server_jitter_pct < 100))
-		FAIL("disk.jitter_pct and nfs.server_jitter_pct must be in [0, 100)");
-	if (!(p->wakeup_ns >= 0))
-		FAIL("wakeup_ns must be >= 0");
+	if (p->bdi_min_ratio > p->bdi_max_ratio)
+		FAIL("bdi_min_ratio=%llu must not exceed bdi_max_ratio=%llu",
+		     (unsigned long long)p->bdi_min_ratio, (unsigned long long)p->bdi_max_ratio);
 	return 0;
 }
 

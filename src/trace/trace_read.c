@@ -6,6 +6,7 @@
 #include <string.h>
 #include "trace_read.h"
 #include "trace_format.h"
+#include "../util/util.h"
 
 #ifdef WBLAB_HAVE_TRACECMD
 #include <trace-cmd.h>
@@ -16,6 +17,9 @@
 #define RBUF (64 * 1024)   /* read buffer; also the longest line we keep */
 #define MAX_SKIP_TOKENS 2  /* irq-flags / latency columns before the timestamp */
 #define MAX_FLAGS_LEN 16   /* "d..1." today; anything longer is not a flags column */
+/* trace_pipe merges per-CPU buffers as it reads them, so an event may come a
+ * little after a later one; a bigger step back is a spliced or broken file. */
+#define TS_BACK_TOLERANCE_US 1000
 
 static const char DAT_MAGIC[] = "\x17\x08\x44tracing";
 
@@ -468,6 +472,8 @@ struct trace_reader {
 	size_t beg, end;
 	int eof, skip_rest, io_errno;
 	unsigned long lineno;
+	int64_t max_ts_us;          /* latest timestamp so far, and its line */
+	unsigned long max_ts_line;
 	FILE *echo;
 	struct dat_src *dat;
 	char path[512];
@@ -737,6 +743,12 @@ struct trace_reader *trace_reader_open(const char *path, char *err, size_t errle
 	return reader_init(f, 1, path, err, errlen);
 }
 
+struct trace_reader *trace_reader_open_result(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen_regular(path, 1, err, errlen);
+	return f ? reader_init(f, 1, path, err, errlen) : NULL;
+}
+
 struct trace_reader *trace_reader_fopen(FILE *f, const char *name, char *err, size_t errlen)
 {
 	return reader_init(f, 0, name, err, errlen);
@@ -786,8 +798,21 @@ int trace_reader_next(struct trace_reader *r, struct wb_event *e, char *err, siz
 			rc = -1;
 			why = "line too long";
 		}
-		if (rc == 1)
+		if (rc == 1 && r->max_ts_line && e->ts_us < r->max_ts_us - TS_BACK_TOLERANCE_US) {
+			snprintf(err, errlen, "%s:%lu: timestamp %lld.%06lld goes back %.6f s (line %lu "
+				 "is at %lld.%06lld): not one trace in time order", r->path, r->lineno,
+				 (long long)(e->ts_us / 1000000), (long long)(e->ts_us % 1000000),
+				 (double)(r->max_ts_us - e->ts_us) / 1e6, r->max_ts_line,
+				 (long long)(r->max_ts_us / 1000000), (long long)(r->max_ts_us % 1000000));
+			return -1;
+		}
+		if (rc == 1) {
+			if (!r->max_ts_line || e->ts_us > r->max_ts_us) {
+				r->max_ts_us = e->ts_us;
+				r->max_ts_line = r->lineno;
+			}
 			return 1;
+		}
 		if (rc < 0) {
 			char shown[64];
 			quote_line(shown, sizeof(shown), line, len);

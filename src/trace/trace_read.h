@@ -13,13 +13,18 @@ struct trace_reader;
  * Returns NULL with a one-line reason (naming the file) in err. */
 struct trace_reader *trace_reader_open(const char *path, char *err, size_t errlen);
 
+/* As trace_reader_open for a result's own trace: a regular file, not a
+ * symlink (a FIFO or device there could block or never end). */
+struct trace_reader *trace_reader_open_result(const char *path, char *err, size_t errlen);
+
 /* Reads text from an open stream (not closed by trace_reader_close); name is
  * used in messages.  .dat input is refused here. */
 struct trace_reader *trace_reader_fopen(FILE *f, const char *name, char *err, size_t errlen);
 
 /* Next known writeback/nfs event, in file order.  Lines of other events,
  * headers and comments are skipped.  Returns 1 with *e filled, 0 at end of
- * file, -1 on a malformed line of a known event (reason with file:line in err). */
+ * file, -1 on a malformed line of a known event or one whose timestamp is more
+ * than 1 ms before an earlier event's (reason with file:line in err). */
 int trace_reader_next(struct trace_reader *r, struct wb_event *e, char *err, size_t errlen);
 
 /* Parses one text line; 1 = event, 0 = not a known event, -1 = malformed. */

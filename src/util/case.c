@@ -41,6 +41,34 @@ static int parse_suffixed(const char *tok, const char *suffix, uint64_t *v)
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
+/* GROUP names directories under -o: relative, no empty, "." or ".." part
+ * (it must stay inside -o), no hidden part (the result walkers skip those). */
+int case_group_check(const char *group, char *err, size_t errlen)
+{
+	if (!*group)
+		FAIL("empty group");
+	if (group[0] == '/')
+		FAIL("group '%s' must not start with '/'", group);
+	for (const char *p = group; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0)
+			FAIL("group '%s' has an empty '//' part", group);
+		if (p[0] == '.')
+			FAIL("group '%s': part '%.*s' starts with '.' (no '..', no hidden dirs)", group,
+			     (int)n, p);
+		p += n + (p[n] == '/');
+		if (p[-1] == '/' && !*p)
+			FAIL("group '%s' ends with '/'", group);
+	}
+	return 0;
+}
+
+/* A byte threshold at or above MEM can never be reached: a typo, not a case. */
+static int knob_fits(const struct dirty_knob *k, uint64_t mem_mb)
+{
+	return !k->is_bytes || !mem_mb || k->value < (mem_mb << 20);
+}
+
 int case_parse(const char *s, struct wb_case *c, char *err, size_t errlen)
 {
 	char buf[256], *tok[8];
@@ -52,9 +80,12 @@ int case_parse(const char *s, struct wb_case *c, char *err, size_t errlen)
 	const char *body = slash ? slash + 1 : s;
 	if (slash) {
 		size_t gl = (size_t)(slash - s);
-		if (gl == 0 || gl >= sizeof(c->group))
-			FAIL("case '%s': bad group", s);
+		if (gl >= sizeof(c->group))
+			FAIL("case '%s': group too long", s);
 		memcpy(c->group, s, gl);
+		char why[200];
+		if (s[0] == '/' || case_group_check(c->group, why, sizeof(why)))
+			FAIL("case '%s': %s", s, s[0] == '/' ? "must not start with '/'" : why);
 	}
 	snprintf(buf, sizeof(buf), "%s", body);
 	for (char *p = buf, *save = NULL; ntok < 8; p = NULL) {
@@ -94,6 +125,12 @@ int case_parse(const char *s, struct wb_case *c, char *err, size_t errlen)
 		FAIL("case '%s': bad dirty threshold '%s'", s, tok[5]);
 	if (parse_knob(colon + 1, &c->bg))
 		FAIL("case '%s': bad background threshold '%s'", s, colon + 1);
+	if (!knob_fits(&c->thresh, c->mem_mb))
+		FAIL("case '%s': dirty threshold %s is not below MEM %lluM", s, c->thresh.text,
+		     (unsigned long long)c->mem_mb);
+	if (!knob_fits(&c->bg, c->mem_mb))
+		FAIL("case '%s': background threshold %s is not below MEM %lluM", s, c->bg.text,
+		     (unsigned long long)c->mem_mb);
 	if (!c->group[0])
 		snprintf(c->group, sizeof(c->group), "thresh=%s", c->thresh.text);
 	case_format_name(c);

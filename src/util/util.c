@@ -1,10 +1,13 @@
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "util.h"
 
 void wb_error(const char *fmt, ...)
@@ -20,7 +23,7 @@ void wb_error(const char *fmt, ...)
 int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
 		return -1;
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 10);
@@ -33,7 +36,7 @@ int parse_u64(const char *s, uint64_t *v)
 int parse_double(const char *s, double *v)
 {
 	char *end;
-	if (!s || !*s)
+	if (!s || !*s || isspace((unsigned char)*s))
 		return -1;
 	errno = 0;
 	double x = strtod(s, &end);
@@ -65,6 +68,33 @@ int parse_size(const char *s, uint64_t *bytes)
 		return -1;
 	*bytes = v * mult;
 	return 0;
+}
+
+FILE *fopen_regular(const char *path, int nofollow, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO must not hang before fstat can refuse it */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+	struct stat st;
+	if (fd < 0) {
+		if (errno == ELOOP && nofollow)
+			snprintf(err, errlen, "%s: is a symbolic link (result files must be regular files)",
+				 path);
+		else
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
 }
 
 int mkdir_p(const char *path)

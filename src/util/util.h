@@ -3,6 +3,7 @@
 #define WBLAB_UTIL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define WBLAB_VERSION "0.1.0"
 #define PAGE_SIZE_BYTES 4096ULL
@@ -19,6 +20,12 @@ int parse_size(const char *s, uint64_t *bytes);
 /* Strict integer / double parse of the whole string. */
 int parse_u64(const char *s, uint64_t *v);
 int parse_double(const char *s, double *v);
+
+/* Opens a file for reading only if it is a regular file (no FIFO, device or
+ * directory: they could block or never end).  nofollow: a symlink is refused
+ * too (files inside a result directory are never links).  NULL with a
+ * one-line reason naming path in err. */
+FILE *fopen_regular(const char *path, int nofollow, char *err, size_t errlen);
 
 /* mkdir -p; 0 or -1 with errno. */
 int mkdir_p(const char *path);

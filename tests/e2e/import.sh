@@ -73,6 +73,16 @@ d6=$out/thresh=24M/ext4-2dd-1M-2p-768M-24M:10-6.x
 check "import 6.18 sample, kernel 6.x" '[ $rc -eq 0 ] && grep -qx "kernel 6.x" "$d6/meta"'
 check "6.18 sample: 857 gds, 94 bdp, 2 tasks" '[ "$(stat_of "$d6" gds_samples)" = 857 ] && [ "$(stat_of "$d6" bdp_events)" = 94 ] && [ "$(stat_of "$d6" tasks)" = 2 ]'
 
+# two stray 3.x lines in the 6.18 sample: still 6.x (majority), with a warning
+awk 'NR == 39 || NR == 40 { sub(/writeback=[0-9]+ /, "&unstable=0 ") } { print }' "$sample" >"$tmp/mixed.trace"
+"$WBLAB" import "$tmp/mixed.trace" -o "$out/mixed" --case ext4-2dd-1M-2p-768M-24M:10 >/dev/null 2>"$tmp/stderr"; rc=$?
+check "6.x trace with 2 stray 3.x lines: kernel 6.x by majority" '[ $rc -eq 0 ] && [ -d "$out/mixed/thresh=24M/ext4-2dd-1M-2p-768M-24M:10-6.x" ]'
+check "... and one warning line naming the first stray line" '[ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q "mixed.trace:39: 2 of 857 global_dirty_state lines" "$tmp/stderr"'
+# a trace spliced out of order: an error naming file:line, no result
+{ tail -n +200 "$sample"; head -199 "$sample" | grep -v "^#"; } >"$tmp/reversed.trace"
+"$WBLAB" import "$tmp/reversed.trace" -o "$out/rev" --case ext4-2dd-1M-2p-768M-24M:10 >/dev/null 2>"$tmp/stderr"; rc=$?
+check "time-reversed trace: exit 1, one line with file:line, nothing written" '[ $rc -eq 1 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q "reversed.trace:[0-9]*: timestamp .* goes back" "$tmp/stderr" && [ ! -e "$out/rev" ]'
+
 # stdin
 "$WBLAB" import - -o "$out" --case ext4-1dd-4k-2p-1024M-1000M:500M <"$t32" >/dev/null 2>&1; rc=$?
 check "import from stdin (kernel 'imported')" '[ $rc -eq 0 ] && [ -f "$out/thresh=1000M/ext4-1dd-4k-2p-1024M-1000M:500M-imported/stats" ]'

@@ -77,9 +77,24 @@ bad "unknown parameter 'disk.nope'" --set disk.nope=1 "$C"
 bad "bad value" --set hz=fast "$C"
 bad "multiple of 4k" ext4-1dd-3k-4p-4096M-10M:10
 bad "no '*'" 'ext4-1dd-4k-*-4096M-10M:10'
-bad "must be > 0" --set writeback_inode_ns=0 "$C"
+bad "writeback_inode_ns: value '0' out of range 1..10000000" --set writeback_inode_ns=0 "$C"
 bad "jitter_pct" --set nfs.server_jitter_pct=300 "$C"
+bad "disk.seek_ms: value '1e300' out of range 0..1000" --set disk.seek_ms=1e300 "$C"
+bad "stack_kb: value '99999999' out of range 64..16384" --set stack_kb=99999999 "$C"
+bad "nfs.min_slots=8 must not exceed nfs.max_slots=4" --set nfs.min_slots=8 --set nfs.max_slots=4 "$C"
 bad "--runtime" -t -5 "$C"
 bad "unknown file system" zfs-1dd-4k-4p-4096M-10M:10
+bad "dirty threshold 100M is not below MEM 64M" ext4-1dd-4k-8p-64M-100M:10
+bad "group '../../x'" "../../x/$C"
+check "a '..' group wrote nothing outside -o" '[ ! -e "$T/x" ] && [ ! -e "$T/../x/$C-3.1-vanilla" ]'
+bad "must not start with '/'" "/abs/$C"
+"$W" sim -o '' "$C" >"$T/bo" 2>"$T/be"; rc=$?
+check "-o '' is refused (exit 2, one line), nothing written to /" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF "empty output directory" "$T/be" && [ ! -e "/thresh=10M/$C-3.1-vanilla" ]'
+# fault injection: the trace write fails (file size limit); the new OUT/GROUP goes too
+( trap '' XFSZ; ulimit -f 8; "$W" sim -t 20 -k 3.2-ioless -o "$T/fsz" "$C" ) >"$T/bo" 2>"$T/be"; rc=$?
+check "a failed sim run exits 1 and leaves no empty OUT/GROUP" '[ $rc -eq 1 ] && grep -q "writing the trace" "$T/be" && [ ! -e "$T/fsz" ]'
+mkdir -p "$T/keep/thresh=10M/other"
+( trap '' XFSZ; ulimit -f 8; "$W" sim -t 20 -k 3.2-ioless -o "$T/keep" "$C" ) >/dev/null 2>&1
+check "a failed sim run keeps directories it did not create" '[ -d "$T/keep/thresh=10M/other" ] && [ -z "$(find "$T/keep" -name ".*")" ]'
 check "help lists models and parameters" '"$W" help sim | grep -q "3.2-ioless" && "$W" sim --help | grep -q "disk.seek_ms"'
 check "--version" '"$W" --version | grep -q "^wblab "'

@@ -347,6 +347,35 @@ static void test_reader_errors(void **state)
 	unlink(path);
 }
 
+/* Timestamps may wobble back by up to 1 ms (trace_pipe's per-CPU merge);
+ * a bigger step back is an error naming the line, never a negative span. */
+static void test_reader_time_order(void **state)
+{
+	(void)state;
+	char err[512], buf[1200];
+	struct wb_event e;
+	static const char *const ts[] = { "10.000000", "10.000900", "10.000100", "9.560000" };
+	int n = 0;
+	for (int i = 0; i < 4; i++)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "  flush-8:0-5 [000] %s: "
+			      "global_dirty_state: dirty=1 writeback=2 bg_thresh=3 thresh=4 limit=5 "
+			      "dirtied=6 written=7\n", ts[i]);
+	char *path = write_tmp(buf, (size_t)n);
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(trace_reader_next(r, &e, err, sizeof(err)), 1);
+	assert_int_equal(e.ts_us, 10000100);
+	assert_int_equal(trace_reader_next(r, &e, err, sizeof(err)), -1);
+	char want[160];
+	snprintf(want, sizeof(want), "%s:4: timestamp 9.560000 goes back 0.440900 s (line 2 ", path);
+	if (strncmp(err, want, strlen(want)))
+		fail_msg("got '%s'", err);
+	assert_null(strchr(err, '\n'));
+	trace_reader_close(r);
+	unlink(path);
+}
+
 static void test_reader_empty(void **state)
 {
 	(void)state;
@@ -372,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_reader_stream),
 		cmocka_unit_test(test_reader_errors),
+		cmocka_unit_test(test_reader_time_order),
 		cmocka_unit_test(test_reader_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Hostile result directories for every reader of result files (compare,
+# report, plot, calibrate, validate): symlinks to /dev/zero, FIFOs, huge
+# files, NaN/inf values, a missing stats.  Each must end in one error line
+# naming the file (and line), exit 1, quickly; never a hang or a number.
+# validate here only calibrates and simulates: it touches no kernel state.
+set -u
+cd "$(dirname "$0")/../.."
+W=${WBLAB:-$PWD/build/wblab}
+T=$(mktemp -d /tmp/wblab-hostile.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+tried=0
+
+ok() { echo "ok - $1"; }
+nok() { echo "not ok - $1"; }
+
+# expect_error NAME PATTERN CMD...: exit 1 within 20 s, one stderr line matching PATTERN
+expect_error() {
+	local name=$1 pat=$2; shift 2
+	tried=$((tried + 1))
+	timeout 20 "$@" >"$T/out" 2>"$T/err"; local rc=$?
+	if [ $rc -eq 1 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -qE -- "$pat" "$T/err"; then
+		ok "$name"
+	else
+		nok "$name (rc=$rc: $(head -c 300 "$T/err"))"
+	fi
+}
+
+C=ext4-2dd-4k-2p-1024M-10M:10
+"$W" sim -t 10 -k 3.2-ioless,current -o "$T/good" "$C" >/dev/null 2>&1 || nok "sim for the fixtures"
+G="$T/good/thresh=10M"
+A="$G/$C-3.2-ioless"
+
+# fresh copy of the good results with one change: fixture NAME
+fixture() { rm -rf "$T/$1"; cp -r "$T/good" "$T/$1"; echo "$T/$1/thresh=10M/$C-3.2-ioless"; }
+
+for f in stats meta params; do
+	D=$(fixture "zero-$f"); rm "$D/$f"; ln -s /dev/zero "$D/$f"
+	expect_error "compare: $f -> /dev/zero" "$f: is a symbolic link" "$W" compare -c runtime "$T/zero-$f"
+	expect_error "report: $f -> /dev/zero" "$f: is a symbolic link" \
+		"$W" report --no-graphs -o "$T/r.html" "$T/zero-$f"
+done
+D=$(fixture fifo); rm "$D/stats"; mkfifo "$D/stats"
+expect_error "compare: stats is a FIFO (no hang)" "stats: not a regular file" "$W" compare "$T/fifo"
+expect_error "report: stats is a FIFO (no hang)" "stats: not a regular file" \
+	"$W" report --no-graphs -o "$T/r.html" "$T/fifo"
+D=$(fixture dirstats); rm "$D/stats"; mkdir "$D/stats"
+expect_error "compare: stats is a directory" "stats: not a regular file" "$W" compare "$T/dirstats"
+D=$(fixture big); truncate -s 17M "$D/env"
+expect_error "report: a 17 MiB env is refused" "env: larger than 16 MiB" \
+	"$W" report --no-graphs -o "$T/r.html" "$T/big"
+D=$(fixture zero-trace); rm "$D/trace"; ln -s /dev/zero "$D/trace"
+expect_error "plot: trace -> /dev/zero" "trace: is a symbolic link" "$W" plot --no-gnuplot "$D"
+expect_error "report: trace -> /dev/zero" "trace: is a symbolic link" \
+	"$W" report -o "$T/r.html" "$T/zero-trace"
+expect_error "calibrate: trace -> /dev/zero" "trace: is a symbolic link" "$W" calibrate -n "$D"
+
+# NaN and inf, in each file each reader takes numbers or fields from
+D=$(fixture nan-stats); sed -i 's/^write_bw .*/write_bw nan/' "$D/stats"
+expect_error "compare: write_bw nan" "stats:1: write_bw 'nan' is not a finite number" "$W" compare "$T/nan-stats"
+expect_error "report: write_bw nan" "stats:1: write_bw 'nan'" \
+	"$W" report --no-graphs -o "$T/r.html" "$T/nan-stats"
+expect_error "calibrate: write_bw nan" "stats:1: write_bw 'nan'" "$W" calibrate -n "$D"
+expect_error "validate: write_bw nan" "stats:1: write_bw 'nan'" "$W" validate "$D"
+D=$(fixture inf-stats); sed -i 's/^duration_s .*/duration_s -inf/' "$D/stats"
+expect_error "compare: duration_s -inf" "stats:[0-9]+: duration_s '-inf'" "$W" compare "$T/inf-stats"
+D=$(fixture nan-params); echo "runtime_s nan" >>"$D/params"
+n=$(wc -l <"$D/params")
+expect_error "calibrate: params runtime_s nan" "params:$n: runtime_s 'nan'" "$W" calibrate -n "$D"
+expect_error "compare -c runtime_s: params nan" "params:$n: runtime_s 'nan'" \
+	"$W" compare -c runtime_s "$T/nan-params"
+expect_error "report: params nan" "params:$n: runtime_s 'nan'" \
+	"$W" report --no-graphs -o "$T/r.html" "$T/nan-params"
+D=$(fixture inf-meta); sed -i 's/^run .*/run inf/' "$D/meta"
+expect_error "compare: meta run inf" "meta:[0-9]+: run 'inf'" "$W" compare "$T/inf-meta"
+expect_error "report: meta run inf" "meta:[0-9]+: run 'inf'" \
+	"$W" report --no-graphs -o "$T/r.html" "$T/inf-meta"
+D=$(fixture empty-kernel); sed -i 's/^kernel .*/kernel =/' "$D/meta"
+expect_error "compare: meta 'kernel =' is empty" "meta:[0-9]+: 'kernel' is empty" "$W" compare "$T/empty-kernel"
+
+# one walker: with stats gone from one of two results, both count one
+D=$(fixture nostats); rm "$D/stats"
+"$W" report --no-graphs -o "$T/r.html" "$T/nostats" >"$T/out" 2>&1
+"$W" compare "$T/nostats" >"$T/cmp" 2>&1
+tried=$((tried + 1))
+if grep -q ": 1 result, " "$T/out" && grep -q "(1 value(s) found)" "$T/cmp"; then
+	ok "report and compare find the same single result"
+else
+	nok "report and compare find the same results ($(cat "$T/out" "$T/cmp" | head -c 300))"
+fi
+# a symlinked result dir below the DIR argument is not followed, by either
+mkdir -p "$T/linked/g" && ln -s "$A" "$T/linked/g/link"
+cp -r "$G/$C-current" "$T/linked/g/"
+"$W" report --no-graphs -o "$T/r.html" "$T/linked" >"$T/out" 2>&1
+tried=$((tried + 1))
+if grep -q ": 1 result, " "$T/out"; then ok "report does not follow a symlink below DIR"
+else nok "report does not follow a symlink below DIR ($(head -c 200 "$T/out"))"; fi
+
+echo "# $tried hostile result inputs tried"

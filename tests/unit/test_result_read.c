@@ -1,0 +1,173 @@
+/* The one reader of key/value result files and the one result walker. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "result/result.h"
+#include "util/util.h"
+
+static char root[64];
+
+static const char *put(const char *name, const char *text)
+{
+	static char path[4][256];
+	static int k;
+	char *p = path[k++ % 4];
+	snprintf(p, 256, "%s/%s", root, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/wblab-unit-kv.XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return remove_tree(root);
+}
+
+static void expect_load_error(const char *path, const char *needle)
+{
+	struct kvfile f;
+	char err[600];
+	assert_int_equal(kvf_load(&f, path, err, sizeof(err)), -1);
+	if (!strstr(err, needle) || !strstr(err, path) || strchr(err, '\n'))
+		fail_msg("%s: error '%s' lacks '%s'", path, err, needle);
+	assert_int_equal(f.n, 0);
+	kvf_free(&f);
+}
+
+static void test_syntax_and_lines(void **state)
+{
+	(void)state;
+	struct kvfile f;
+	char err[600];
+	const char *p = put("ok", "# c\n\nwrite_bw 12.5\n  key = a b  \r\nempty =\nx\t7\n");
+	assert_int_equal(kvf_load(&f, p, err, sizeof(err)), 0);
+	assert_int_equal(f.n, 4);
+	assert_string_equal(kvf_get(&f, "key")->val, "a b");
+	assert_int_equal(kvf_get(&f, "key")->line, 4);
+	assert_string_equal(kvf_get(&f, "empty")->val, "");
+	double v;
+	assert_int_equal(kvf_number(&f, kvf_get(&f, "x"), &v, err, sizeof(err)), 0);
+	assert_true(v == 7);
+	assert_int_equal(kvf_number(&f, kvf_get(&f, "key"), &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":4: 'a b' is not a number"));
+	assert_null(kvf_get(&f, "nope"));
+	kvf_free(&f);
+	expect_load_error(put("novalue", "a 1\nlonely\n"), ":2: 'lonely' has no value");
+	expect_load_error(put("novalue2", "lonely   \n"), ":1: 'lonely' has no value");
+}
+
+static void test_non_finite_rejected(void **state)
+{
+	(void)state;
+	static const char *const bad[] = { "nan", "NaN", "-nan", "inf", "-inf", "Infinity",
+					   "nan(0x7)", "1e999" };
+	char text[64];
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "a 1\nruntime_s %s\n", bad[i]);
+		char want[80];
+		snprintf(want, sizeof(want), ":2: runtime_s '%s' is not a finite number", bad[i]);
+		expect_load_error(put("nf", text), want);
+	}
+	/* words that only start like a number are text, not NaN */
+	struct kvfile f;
+	char err[600];
+	assert_int_equal(kvf_load(&f, put("words", "host nancy\nk info\n"), err, sizeof(err)), 0);
+	kvf_free(&f);
+}
+
+static void test_only_regular_bounded_files(void **state)
+{
+	(void)state;
+	char p[256], q[256];
+	snprintf(p, sizeof(p), "%s/zero", root);
+	assert_int_equal(symlink("/dev/zero", p), 0);
+	expect_load_error(p, "is a symbolic link");
+	snprintf(q, sizeof(q), "%s/link", root);
+	assert_int_equal(symlink(put("target", "a 1\n"), q), 0);
+	expect_load_error(q, "is a symbolic link");
+	snprintf(p, sizeof(p), "%s/fifo", root);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	expect_load_error(p, "not a regular file");
+	snprintf(p, sizeof(p), "%s/dir", root);
+	assert_int_equal(mkdir(p, 0755), 0);
+	expect_load_error(p, "not a regular file");
+	expect_load_error("/nonexistent/stats", "No such file");
+	/* just over the limit (a sparse file of NULs: one line, no newline) */
+	const char *big = put("big", "");
+	assert_int_equal(truncate(big, KV_MAX_BYTES + 1), 0);
+	expect_load_error(big, "larger than 16 MiB");
+	struct kvfile f;
+	char err[600];
+	assert_int_equal(truncate(big, KV_MAX_BYTES), 0);
+	assert_int_equal(kvf_load(&f, big, err, sizeof(err)), 0);    /* at the limit: read */
+	assert_int_equal(f.n, 0);
+	kvf_free(&f);
+}
+
+static void mkresult(const char *rel, int with_stats)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	assert_int_equal(mkdir_p(p), 0);
+	if (with_stats) {
+		snprintf(p, sizeof(p), "%s/stats", rel);
+		put(p, "write_bw 1\n");
+	}
+}
+
+static void test_walker(void **state)
+{
+	(void)state;
+	mkresult("w/b/r2", 1);
+	mkresult("w/a/r1", 1);
+	mkresult("w/a/r1/plots", 0);
+	mkresult("w/a/.r3.tmp.1", 1);      /* unfinished: hidden */
+	mkresult("w/a/nostats", 0);
+	mkresult("other/r4", 1);
+	char w[256], lnk[256], other[256];
+	snprintf(w, sizeof(w), "%s/w", root);
+	snprintf(lnk, sizeof(lnk), "%s/w/b/link", root);
+	snprintf(other, sizeof(other), "%s/other", root);
+	assert_int_equal(symlink(other, lnk), 0);   /* not followed below a DIR */
+	const char *dirs[] = { w, other, w };
+	struct result_list l;
+	char err[600];
+	assert_int_equal(result_find(dirs, 3, &l, err, sizeof(err)), 0);
+	assert_int_equal(l.n, 3);
+	assert_non_null(strstr(l.v[0].path, "/w/a/r1"));
+	assert_non_null(strstr(l.v[1].path, "/w/b/r2"));
+	assert_non_null(strstr(l.v[2].path, "/other/r4"));
+	assert_int_equal(l.v[2].arg, 1);
+	result_list_free(&l);
+	const char *bad[] = { "/nonexistent" };
+	assert_int_equal(result_find(bad, 1, &l, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "/nonexistent"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_syntax_and_lines),
+		cmocka_unit_test(test_non_finite_rejected),
+		cmocka_unit_test(test_only_regular_bounded_files),
+		cmocka_unit_test(test_walker),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
