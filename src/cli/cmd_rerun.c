@@ -110,7 +110,7 @@ static int run_rerun(int argc, char **argv)
 	int rc = run_child(w);
 	w[oi] = out;
 	/* where the rerun put it: the same GROUP/CASE-KERNEL below the new root */
-	char rel[4200], base[4200];
+	char rel[4300], base[4200];
 	snprintf(base, sizeof(base), "%s", dir);
 	size_t bl = strlen(base);
 	while (bl > 1 && base[bl - 1] == '/')

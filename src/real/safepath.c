@@ -183,7 +183,7 @@ int remove_tree_nofollow(const char *path)
 	const char *name = slash + 1;
 	int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd < 0)
-		return -1;
+		return errno == ENOENT ? 0 : -1;  /* its parent is gone, and it with it */
 	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int rc;
 	if (fd < 0)

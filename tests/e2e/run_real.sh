@@ -32,7 +32,7 @@ check_cmd "no CASE exits 2" eval '[ "$rc" = 2 ] && grep -q "no CASE" "$T/o"'
 "$WBLAB" run --scratch "$SCRATCH" 'ext4-1dd-4k-4096p-*-100M:10' >"$T/o" 2>&1; rc=$?
 check_cmd "CPU mismatch exits 2" [ "$rc" = 2 ]
 check_cmd "CPU mismatch says what the machine has" grep -q "this machine has $(nproc)p" "$T/o"
-"$WBLAB" run --scratch "$SCRATCH" 'ext4-1dd-4k-*-64M-100M:10' >"$T/o" 2>&1; rc=$?
+"$WBLAB" run --scratch "$SCRATCH" 'ext4-1dd-4k-*-64M-10M:10' >"$T/o" 2>&1; rc=$?
 check_cmd "memory mismatch exits 2 and names the memory" \
 	eval '[ "$rc" = 2 ] && grep -q "different memory size" "$T/o"'
 "$WBLAB" run --scratch "$SCRATCH" 'nfs-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
