@@ -123,7 +123,9 @@ static int run_rerun(int argc, char **argv)
 		grp = strrchr(base, '/');
 		*leaf = '/';
 	}
-	snprintf(rel, sizeof(rel), "%s/%s", tmp, grp ? grp + 1 : base);
+	int rn = snprintf(rel, sizeof(rel), "%s/%s", tmp, grp ? grp + 1 : base);
+	if (rn < 0 || rn >= (int)sizeof(rel))
+		rel[0] = 0;   /* too long: every file then "differs" */
 	int differ = 0, files = 0;
 	if (rc != 0) {
 		wb_error("rerun: the command failed (status %d): %s", rc, line);
