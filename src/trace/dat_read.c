@@ -159,7 +159,9 @@ static int load_cmdlines(struct wbdat *d, const unsigned char *p, size_t n)
 				d->comm = q;
 				d->npid = m;
 			}
-			snprintf(d->comm[pid], 16, "%s", sp + 1);
+			size_t cl = strnlen(sp + 1, 15);
+			memcpy(d->comm[pid], sp + 1, cl);
+			d->comm[pid][cl] = 0;
 		}
 		s = le + 1;
 	}

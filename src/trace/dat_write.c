@@ -165,7 +165,10 @@ static void note_comm(struct dat_writer *w, const struct wb_event *e)
 	if (!c[0]) {
 		if (strlen(e->comm) >= 16 || !e->comm[0])
 			w->inexact++;
-		snprintf(c, 16, "%s", e->comm[0] ? e->comm : "<...>");
+		const char *src = e->comm[0] ? e->comm : "<...>";
+		size_t n = strnlen(src, 15);
+		memcpy(c, src, n);
+		c[n] = 0;
 	} else if (strncmp(c, e->comm, 16)) {
 		w->inexact++;
 	}
@@ -297,6 +300,8 @@ struct buf { unsigned char *p; size_t n, cap; int err; };
 
 static void b_put(struct buf *b, const void *s, size_t n)
 {
+	if (!n)
+		return;
 	if (b->err || grow(&b->p, &b->cap, b->n + n)) {
 		b->err = 1;
 		return;
