@@ -15,7 +15,7 @@ SAN     ?=
 CFLAGS  ?= $(OPT) -g
 BASIC_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
                  -MMD -MP
-BASIC_LDLIBS  := -lm -lpthread
+BASIC_LDLIBS  := -lzstd -lm -lpthread
 
 # trace-cmd .dat support through libtracecmd, when the -dev package is installed
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtracefs libtraceevent 2>/dev/null)

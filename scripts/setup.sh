@@ -3,7 +3,7 @@
 # Idempotent: installs only what is missing. Needs root (or sudo) on a Debian machine.
 set -euo pipefail
 pkgs=(build-essential pkg-config libcmocka-dev gnuplot-nox libtracefs-dev libtracecmd-dev
-      libtraceevent-dev trace-cmd xfsprogs btrfs-progs e2fsprogs util-linux clang
+      libtraceevent-dev libzstd-dev trace-cmd xfsprogs btrfs-progs e2fsprogs util-linux clang
       libclang-rt-14-dev chromium imagemagick poppler-utils libxml2-utils file parallel fdisk)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -88,7 +88,7 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, size_t errlen)
 {
 	char path[4200];
-	snprintf(path, sizeof(path), "%s/trace", dir);
+	trace_result_path(dir, path, sizeof(path));
 	tf->pause_s = 0;
 	tf->awrite_median = 0;
 	tf->first_gds_thresh = -1;

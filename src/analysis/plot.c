@@ -762,7 +762,7 @@ static int open_result(const char *dir, struct meta_ctx *m, char *trace, size_t 
 		snprintf(err, errlen, "%s: not a result directory", dir);
 		return -1;
 	}
-	snprintf(trace, tn, "%s/trace", dir);
+	trace_result_path(dir, trace, tn);
 	if (access(trace, R_OK) != 0) {
 		snprintf(err, errlen, "%s: no readable trace (%s: %s)", dir, trace, strerror(errno));
 		return -1;

@@ -230,9 +230,10 @@ static int ensure_plots(struct report *rp, struct result *r, char *err, size_t e
 {
 	char plots[4200];
 	snprintf(plots, sizeof(plots), "%s/plots", r->path);
-	int have_trace = exists(r->path, "trace");
+	const char *tname = exists(r->path, "trace.dat") ? "trace.dat" : "trace";
+	int have_trace = exists(r->path, tname);
 	if (plot_read_index(plots, &r->plots) == 0 && plots_complete(&r->plots) &&
-	    (!have_trace || mtime_of(plots, "index") >= mtime_of(r->path, "trace"))) {
+	    (!have_trace || mtime_of(plots, "index") >= mtime_of(r->path, tname))) {
 		r->have_plots = 1;
 		return 0;
 	}

@@ -7,6 +7,7 @@
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
 #include "stats.h"
+#include "../trace/trace_read.h"
 #include "../util/util.h"
 
 struct stat_want { const char *key; double v; int found; };
@@ -29,7 +30,7 @@ static int stats_text_of_trace(const char *dir, char **text, char *err, size_t e
 	size_t len = 0;
 	struct stats_acc *st = stats_new();
 	FILE *f = open_memstream(text, &len);
-	snprintf(path, sizeof(path), "%s/trace", dir);
+	trace_result_path(dir, path, sizeof(path));
 	int rc = !st || !f ? -1 : stats_feed_trace(st, path, err, errlen);
 	if (!rc && stats_write(st, f))
 		rc = -1;

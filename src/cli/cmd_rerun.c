@@ -13,7 +13,8 @@
 #include "../util/util.h"
 
 /* The files a simulated run writes, cmdline aside (it names the -o root). */
-static const char *const produced[] = { "stats", "params", "meta", "trace", "mountstats" };
+static const char *const produced[] = { "stats", "params", "meta", "trace", "trace.dat",
+						    "mountstats" };
 
 static int read_line(const char *path, char *buf, size_t n, char *err, size_t errlen)
 {
@@ -122,7 +123,9 @@ static int run_rerun(int argc, char **argv)
 		grp = strrchr(base, '/');
 		*leaf = '/';
 	}
-	snprintf(rel, sizeof(rel), "%s/%s", tmp, grp ? grp + 1 : base);
+	int rn = snprintf(rel, sizeof(rel), "%s/%s", tmp, grp ? grp + 1 : base);
+	if (rn < 0 || rn >= (int)sizeof(rel))
+		rel[0] = 0;   /* too long: every file then "differs" */
 	int differ = 0, files = 0;
 	if (rc != 0) {
 		wb_error("rerun: the command failed (status %d): %s", rc, line);
@@ -155,8 +158,8 @@ static const char usage[] =
 	"\n"
 	"Runs the command in DIR/cmdline again (a simulated result's: 'wblab sim ... -o\n"
 	"ROOT CASE', the command that makes exactly that one result) into a temporary\n"
-	"root, and checks that stats, params, meta, trace and mountstats come out byte\n"
-	"for byte the same.  -k keeps the rerun and prints where.\n"
+	"root, and checks that stats, params, meta, trace, trace.dat and mountstats come\n"
+	"out byte for byte the same.  -k keeps the rerun and prints where.\n"
 	"\n"
 	"Exit status: 0 identical; 1 a file differs, or the command failed or is not a\n"
 	"simulated result's; 2 bad usage.\n";

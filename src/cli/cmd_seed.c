@@ -35,6 +35,7 @@ static const char *const nfs_metrics[] = {
 
 static const char usage[] =
 	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--seed N] [--set KEY=VAL]... [--no-plots] [--no-trace]\n"
+	"                  [--trace-format dat|text]\n"
 	"Reproduce the seed table (docs/seed-reproduction.md): simulate its 12 NFS cases\n"
 	"under 3.1.0-rc8-vanilla+ (3.1 IO-ful throttling) and 3.1.0-rc8-nfs-wq4+ (IO-less\n"
 	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
@@ -48,7 +49,10 @@ static const char usage[] =
 	"      --set KEY=VAL  override a model parameter (see 'wblab sim --help'); the\n"
 	"                     same value applies to every case\n"
 	"      --no-plots     skip graphs and the report\n"
-	"      --no-trace     write no traces (implies --no-plots; stats are the same)\n";
+	"      --no-trace     write no traces (implies --no-plots; stats are the same)\n"
+	"      --trace-format F  dat (default): each result's trace.dat (trace-cmd v7,\n"
+	"                     zstd); text: the ftrace text `trace` ('wblab trace DIR'\n"
+	"                     prints a trace.dat as that text)\n";
 
 /* result dirs of one kernel, in seed order */
 static void result_dirs(const char *out, const struct sim_job *js, int k, char **dirs)
@@ -166,13 +170,14 @@ static int run_seed(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' }, { "set", required_argument, NULL, 's' },
 		{ "no-plots", no_argument, NULL, 'n' },  { "no-trace", no_argument, NULL, 'T' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "trace-format", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = "seed-results";
 	double runtime = 300;
 	uint64_t jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t rng_seed = 1;
-	int no_plots = 0, no_trace = 0, c;
+	int no_plots = 0, no_trace = 0, text_trace = 0, c;
 	char err[512];
 	struct sim_params p;
 	params_defaults(&p);
@@ -200,6 +205,10 @@ static int run_seed(int argc, char **argv)
 		case 'T':
 			no_trace = no_plots = 1;
 			break;
+		case 'F':
+			if (sim_trace_format(optarg, &text_trace))
+				return EXIT_USAGE;
+			break;
 		default:
 			wb_error("seed: unknown or incomplete option '%s' (see 'wblab seed --help')",
 				 argv[optind - 1]);
@@ -222,7 +231,8 @@ static int run_seed(int argc, char **argv)
 		for (int k = 0; k < 2; k++)
 			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
 				.kernel_name = seed_kernels[k], .p = &p, .seed = rng_seed, .runtime = runtime,
-				.out = out, .no_trace = no_trace, .argc = argc, .argv = argv };
+				.out = out, .no_trace = no_trace, .text_trace = text_trace,
+				.argc = argc, .argv = argv };
 	}
 	if (simulate_all(js, 2 * NSEED, (int)jobs, 1))
 		return 1;

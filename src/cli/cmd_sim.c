@@ -14,8 +14,9 @@ static void usage(FILE *f)
 	fputs("usage: wblab sim [options] CASE...\n"
 	      "Simulate dd writers on Linux's buffered-write path under one or more throttling\n"
 	      "models, deterministically.  Each (case, kernel) writes OUT/GROUP/CASE-KERNEL/ with\n"
-	      "trace (ftrace text, that kernel's formats), stats, params, meta and cmdline (the\n"
-	      "command that makes exactly that result; 'wblab rerun DIR' checks it).\n\n", f);
+	      "trace.dat (a trace-cmd file with that kernel's event formats; 'wblab trace DIR'\n"
+	      "prints it as ftrace text), stats, params, meta and cmdline (the command that\n"
+	      "makes exactly that result; 'wblab rerun DIR' checks it).\n\n", f);
 	fputs(sim_matrix_usage, f);
 	fputs("\nCASE = [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG, e.g.\n"
 	      "  thresh=100M/ext4-10dd-4k-8p-4096M-100M:10\n"

@@ -11,7 +11,7 @@ struct wb_command {
 };
 
 extern const struct wb_command cmd_sim, cmd_seed, cmd_compare, cmd_plot, cmd_report,
-	cmd_import, cmd_run, cmd_calibrate, cmd_validate, cmd_jobs, cmd_rerun;
+	cmd_import, cmd_run, cmd_calibrate, cmd_validate, cmd_jobs, cmd_rerun, cmd_trace;
 
 /* True if argv holds -h or --help (before a "--"). */
 int wants_help(int argc, char **argv);

@@ -6,7 +6,7 @@
 
 static const struct wb_command *const commands[] = {
 	&cmd_sim, &cmd_seed, &cmd_jobs, &cmd_rerun, &cmd_run, &cmd_import, &cmd_compare,
-	&cmd_plot, &cmd_report, &cmd_calibrate, &cmd_validate,
+	&cmd_trace, &cmd_plot, &cmd_report, &cmd_calibrate, &cmd_validate,
 };
 
 int wants_help(int argc, char **argv)

@@ -18,6 +18,9 @@ const char sim_matrix_usage[] =
 	"      --set KEY=VAL   override a model parameter (repeatable; list below)\n"
 	"  -j, --jobs N        cases run in parallel (default: number of CPUs)\n"
 	"      --no-trace      skip the trace file (stats are still computed)\n"
+	"      --trace-format F  dat (default): trace.dat, a trace-cmd file (v7, zstd)\n"
+	"                      with the kernel's event formats ('trace-cmd report' or\n"
+	"                      'wblab trace DIR' print it); text: ftrace text `trace`\n"
 	"      --cases-from F  also the cases listed in file F, one per line ('#'\n"
 	"                      comments, blank lines), each expanded as below\n"
 	"      --shard I/N     only the I-th of N slices of the (case, model) jobs:\n"
@@ -67,7 +70,7 @@ static int parse_shard(struct sim_matrix *m, const char *arg)
 	return 0;
 }
 
-enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD };
+enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD, O_TFMT };
 
 int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 {
@@ -76,6 +79,7 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },    { "seed", required_argument, NULL, O_SEED },
 		{ "set", required_argument, NULL, O_SET },  { "jobs", required_argument, NULL, 'j' },
 		{ "no-trace", no_argument, NULL, O_NOTRACE },
+		{ "trace-format", required_argument, NULL, O_TFMT },
 		{ "cases-from", required_argument, NULL, O_CASES },
 		{ "shard", required_argument, NULL, O_SHARD }, { "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
@@ -116,6 +120,10 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 			m->out = optarg;
 			break;
 		case O_NOTRACE: m->no_trace = 1; break;
+		case O_TFMT:
+			if (sim_trace_format(optarg, &m->text_trace))
+				return -1;
+			break;
 		case 'q': m->quiet = 1; break;
 		case O_SHARD:
 			if (parse_shard(m, optarg))
@@ -169,6 +177,8 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 	}
 	if (m->no_trace)
 		v[n++] = strdup("--no-trace");
+	else if (m->text_trace)
+		v[n++] = strdup("--trace-format=text");
 	v[n++] = strdup("-o");
 	v[n++] = strdup(m->out);
 	snprintf(cs, sizeof(cs), "%s/%s", j->c.group, j->c.name);
@@ -210,7 +220,8 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 			struct sim_job *j = &js[n];
 			*j = (struct sim_job){ .c = cs, .model = m->models[k],
 				.kernel_name = m->models[k]->name, .p = &m->p, .seed = m->seed,
-				.runtime = m->runtime, .out = m->out, .no_trace = m->no_trace };
+				.runtime = m->runtime, .out = m->out, .no_trace = m->no_trace,
+				.text_trace = m->text_trace };
 			if (!(j->argv = job_argv(m, j, &j->argc))) {
 				wb_error("out of memory");
 				sim_matrix_free(m, js, n);

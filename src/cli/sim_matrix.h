@@ -16,7 +16,7 @@ struct sim_matrix {
 	const char *out;
 	double runtime;
 	uint64_t seed, jobs;
-	int no_trace, quiet;
+	int no_trace, text_trace, quiet;
 	int shard_i, shard_n;              /* 1-based slice i of n; n 0: all */
 	struct sim_params p;
 	int nsets;

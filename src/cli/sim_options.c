@@ -1,3 +1,4 @@
+#include <string.h>
 #include "sim_options.h"
 #include "../util/util.h"
 
@@ -31,4 +32,14 @@ int sim_common_option(int c, const char *arg, double *runtime, uint64_t *jobs,
 		}
 		return 0;
 	}
+}
+
+int sim_trace_format(const char *arg, int *text)
+{
+	if (!strcmp(arg, "dat") || !strcmp(arg, "text")) {
+		*text = !strcmp(arg, "text");
+		return 0;
+	}
+	wb_error("--trace-format: '%s' is neither dat nor text", arg);
+	return -1;
 }

@@ -8,5 +8,7 @@
  * printing the error. */
 int sim_common_option(int c, const char *arg, double *runtime, uint64_t *jobs,
 		      uint64_t *seed, struct sim_params *p);
+/* --trace-format dat|text: *text set to 1 for text; -1 after printing the error. */
+int sim_trace_format(const char *arg, int *text);
 
 #endif

@@ -11,6 +11,7 @@
 #include "../util/case.h"
 #include "../trace/event.h"
 #include "../trace/trace_write.h"
+#include "../trace/dat_write.h"
 
 typedef int64_t ktime_t;       /* simulated nanoseconds since boot */
 #define NSEC_PER_SEC 1000000000LL
@@ -210,7 +211,8 @@ struct sim {
 	int ninodes;
 
 	/* output */
-	struct trace_writer *trace;    /* NULL with --no-trace */
+	struct trace_writer *trace;    /* text trace (--trace-format text), or NULL */
+	struct dat_writer *dat;        /* trace.dat (the default), or NULL */
 	struct stats_acc *stats;
 	uint64_t events;               /* dispatched events, for the benchmark */
 	int irq_cpu, flusher_cpu;

@@ -43,6 +43,7 @@ int simulate_one(const struct sim_job *j)
 	char err[512], path[4200];
 	struct result_dir rd;
 	struct trace_writer tw;
+	struct dat_writer *dw = NULL;
 	struct sim *s = calloc(1, sizeof(*s));
 	struct stats_acc *st = stats_new();
 	int rc = 1, have_trace = 0;
@@ -58,13 +59,21 @@ int simulate_one(const struct sim_job *j)
 		wb_error("%s", err);
 		goto abort;
 	}
-	if (!j->no_trace) {
+	if (!j->no_trace && j->text_trace) {
 		if (trace_writer_open(&tw, result_file(&rd, "trace", path, sizeof(path)), j->model->era)) {
 			wb_error("cannot write %s", path);
 			goto abort;
 		}
 		have_trace = 1;
 		s->trace = &tw;
+	} else if (!j->no_trace) {
+		dw = dat_writer_open(result_file(&rd, "trace.dat", path, sizeof(path)), j->model->era,
+				     j->kernel_name);
+		if (!dw) {
+			wb_error("cannot write %s", path);
+			goto abort;
+		}
+		s->dat = dw;
 	}
 	s->stats = st;
 	if (sim_run(s, j->runtime)) {
@@ -79,6 +88,19 @@ int simulate_one(const struct sim_job *j)
 		goto abort;
 	}
 	have_trace = 0;
+	if (dw) {
+		unsigned long inexact = dat_writer_inexact(dw);
+		s->dat = NULL;
+		if (dat_writer_close(dw)) {
+			dw = NULL;
+			wb_error("writing the trace.dat of %s failed", rd.final_path);
+			goto abort;
+		}
+		dw = NULL;
+		if (inexact)
+			fprintf(stderr, "wblab: warning: %s: %lu events of trace.dat will not read back exactly "
+				"(use --trace-format text)", rd.final_path, inexact);
+	}
 	FILE *f = result_fopen(&rd, "stats");
 	FILE *pf = result_fopen(&rd, "params");
 	int bad = !f || !pf || stats_write(st, f);
@@ -96,6 +118,7 @@ int simulate_one(const struct sim_job *j)
 abort:
 	if (have_trace)
 		trace_writer_close(&tw);
+	dat_writer_abort(dw);
 	result_abort(&rd);
 out:
 	if (s && s->model)

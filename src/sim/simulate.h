@@ -16,6 +16,7 @@ struct sim_job {
 	double runtime;
 	const char *out;
 	int no_trace;
+	int text_trace;            /* --trace-format text: `trace` instead of `trace.dat` */
 	int argc;
 	char **argv;               /* recorded in `cmdline` */
 };

@@ -26,7 +26,9 @@ void ev_begin(struct sim *s, struct sthread *th, struct wb_event *e, enum wb_eve
 
 void ev_emit(struct sim *s, struct wb_event *e)
 {
-	if (s->trace)
+	if (s->dat)
+		dat_write_event(s->dat, e);
+	else if (s->trace)
 		trace_write_event(s->trace, e);
 	stats_feed(s->stats, e);
 }

@@ -7,6 +7,9 @@
 #include "trace_read.h"
 #include "trace_format.h"
 #include "../util/util.h"
+#include "trace_write.h"
+#include "dat_read.h"
+#include <unistd.h>
 
 #ifdef WBLAB_HAVE_TRACECMD
 #include <trace-cmd.h>
@@ -476,6 +479,7 @@ struct trace_reader {
 	unsigned long max_ts_line;
 	FILE *echo;
 	struct dat_src *dat;
+	struct wbdat *wd;       /* wblab's own trace.dat: decoded without text */
 	char path[512];
 };
 
@@ -722,7 +726,8 @@ static struct trace_reader *reader_init(FILE *f, int close_f, const char *name, 
 			snprintf(err, errlen, "%s: a trace-cmd .dat input must be a named file", r->path);
 			goto fail;
 		}
-		if (dat_open(r, err, errlen))
+		r->wd = wbdat_open(r->path, err, errlen);
+		if (!r->wd && (err[0] || dat_open(r, err, errlen)))
 			goto fail;
 	}
 	return r;
@@ -761,7 +766,21 @@ void trace_reader_set_echo(struct trace_reader *r, FILE *f)
 
 int trace_reader_is_dat(const struct trace_reader *r)
 {
-	return r->dat != NULL;
+	return r->dat != NULL || r->wd != NULL;
+}
+
+int trace_reader_era(const struct trace_reader *r)
+{
+	return r->wd ? (int)wbdat_era(r->wd) : -1;
+}
+
+const char *trace_result_path(const char *dir, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/trace.dat", dir);
+	if (access(buf, F_OK) == 0)
+		return buf;
+	snprintf(buf, n, "%s/trace", dir);
+	return buf;
 }
 
 /* The start of a bad line for a message: printable, bounded, no NULs. */
@@ -781,6 +800,23 @@ int trace_reader_next(struct trace_reader *r, struct wb_event *e, char *err, siz
 	const char *line, *why;
 	size_t len;
 	int cut = 0;
+	if (r->wd) {
+		int rc = wbdat_next(r->wd, e, err, errlen);
+		if (rc == 1) {
+			r->lineno++;
+			if (r->echo) {
+				char text[1024];
+				size_t n = trace_format_line(wbdat_era(r->wd), e, text, sizeof(text) - 1);
+				text[n++] = '\n';
+				echo(r, text, n);
+				if (r->io_errno) {
+					snprintf(err, errlen, "%s: %s", r->path, strerror(r->io_errno));
+					return -1;
+				}
+			}
+		}
+		return rc;
+	}
 	for (;;) {
 		int got = r->dat ? dat_line(r, &line, &len) : text_line(r, &line, &len, &cut);
 		if (r->io_errno) {
@@ -832,6 +868,7 @@ void trace_reader_close(struct trace_reader *r)
 	if (!r)
 		return;
 	dat_close(r);
+	wbdat_close(r->wd);
 	if (r->f && r->close_f)
 		fclose(r->f);
 	free(r->buf);

@@ -38,6 +38,12 @@ void trace_reader_set_echo(struct trace_reader *r, FILE *f);
 /* True when the input is a trace-cmd .dat file. */
 int trace_reader_is_dat(const struct trace_reader *r);
 
+/* The era of a trace.dat written by wblab (enum trace_era), else -1. */
+int trace_reader_era(const struct trace_reader *r);
+/* A result directory's trace: DIR/trace.dat when it exists, else DIR/trace
+ * (which may not exist either).  Returns buf. */
+const char *trace_result_path(const char *dir, char *buf, size_t n);
+
 /* Lines read so far (for messages). */
 unsigned long trace_reader_lineno(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);

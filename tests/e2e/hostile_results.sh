@@ -27,7 +27,8 @@ expect_error() {
 }
 
 C=ext4-2dd-4k-2p-1024M-10M:10
-"$W" sim -t 10 -k 3.2-ioless,current -o "$T/good" "$C" >/dev/null 2>&1 || nok "sim for the fixtures"
+# text traces: the cases below put a link or a FIFO in place of `trace`
+"$W" sim -t 10 -k 3.2-ioless,current --trace-format text -o "$T/good" "$C" >/dev/null 2>&1 || nok "sim for the fixtures"
 G="$T/good/thresh=10M"
 A="$G/$C-3.2-ioless"
 
@@ -54,6 +55,10 @@ expect_error "plot: trace -> /dev/zero" "trace: is a symbolic link" "$W" plot --
 expect_error "report: trace -> /dev/zero" "trace: is a symbolic link" \
 	"$W" report -o "$T/r.html" "$T/zero-trace"
 expect_error "calibrate: trace -> /dev/zero" "trace: is a symbolic link" "$W" calibrate -n "$D"
+# the same with a trace.dat (the default format) in its place
+"$W" sim -t 2 -k 3.2-ioless -o "$T/gdat" "$C" >/dev/null 2>&1
+D=$(ls -d "$T"/gdat/*/*); rm "$D/trace.dat"; ln -s /dev/zero "$D/trace.dat"
+expect_error "plot: trace.dat -> /dev/zero" "trace.dat: is a symbolic link\|not a regular file" "$W" plot --no-gnuplot "$D"
 
 # NaN and inf, in each file each reader takes numbers or fields from
 D=$(fixture nan-stats); sed -i 's/^write_bw .*/write_bw nan/' "$D/stats"

@@ -32,7 +32,7 @@ max_block() { awk '/^#/ {next} NF==0 {if (c>m) m=c; c=0; next} {c++} END {if (c>
 C=ext4-10dd-4k-8p-4096M-100M:10
 "$W" sim -t 20 -o "$T/a" "$C" >/dev/null 2>&1
 D31="$T/a/thresh=100M/$C-3.1-vanilla"; D32="$T/a/thresh=100M/$C-3.2-ioless"
-check "sim results to plot" '[ -s "$D31/trace" ] && [ -s "$D32/trace" ]'
+check "sim results to plot" '[ -s "$D31/trace.dat" ] && [ -s "$D32/trace.dat" ]'
 
 ALL="global_dirty_state global_dirtied_written balance_dirty_pages-pages balance_dirty_pages-bandwidth balance_dirty_pages-pause balance_dirty_pages-task-bw"
 "$W" plot "$D32" >"$T/out32" 2>"$T/err32"; rc=$?
@@ -87,7 +87,7 @@ check "decimation keeps the peak" '[ "$(awk "!/^#/ && NF {if (\$2>m) m=\$2} END 
 check "stats untouched by plotting" 'cmp -s "$D31/stats" <(cd "$T" && cat "$D31/stats")'
 
 # A long trace streams and plots in seconds.
-"$W" sim -t 240 -k 3.1-vanilla -o "$T/big" "$C" >/dev/null 2>&1
+"$W" sim -t 240 -k 3.1-vanilla --trace-format text -o "$T/big" "$C" >/dev/null 2>&1
 DB="$T/big/thresh=100M/$C-3.1-vanilla"
 mb=$(( $(stat -c %s "$DB/trace" 2>/dev/null || echo 0) / 1048576 ))
 s0=$(date +%s.%N); "$W" plot "$DB" >"$T/outb" 2>&1; rc=$?; s1=$(date +%s.%N)

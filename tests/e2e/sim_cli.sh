@@ -10,7 +10,7 @@ C=ext4-2dd-4k-4p-4096M-10M:10
 check "sim exits 0" '[ $rc -eq 0 ]'
 D31="$T/a/thresh=10M/$C-3.1-vanilla"; D32="$T/a/thresh=10M/$C-3.2-ioless"
 check "result dirs of both kernels" '[ -d "$D31" ] && [ -d "$D32" ]'
-for f in trace stats params meta cmdline; do
+for f in trace.dat stats params meta cmdline; do
   check "3.2 result has $f" '[ -s "$D32/$f" ]'
 done
 check "no temporary dirs left" '[ -z "$(find "$T/a" -name ".*tmp*")" ]'
@@ -26,14 +26,16 @@ check "stats has write_bw > 0" 'awk "/^write_bw /{exit !(\$2 > 0)}" "$D32/stats"
 for m in write_bw dirtied_pages written_pages task_bw_0 fairness_jain nr_dirty_max_pages nr_dirty_max_mb nr_dirty_mean_pages time_over_limit_s pause_count pause_ms_p50 pause_ms_p90 pause_ms_p99 pause_ms_max dirtier_written_pages flusher_io_count flusher_io_mean_kb; do
   check "stats has $m" 'grep -q "^$m " "$D32/stats"'
 done
-# kernel-format trace lines: "%16s-%-5d [%03d] %5lu.%06lu: event: payload"
+# kernel-format trace lines: "%16s-%-5d [%03d] %5lu.%06lu: event: payload",
+# as `wblab trace` prints the trace.dat
+"$W" trace "$D31" >"$T/t31.txt"; "$W" trace "$D32" >"$T/t32.txt"
 check "3.2 trace has balance_dirty_pages in 3.2 layout" \
-  'grep -qE "^ +dd-30[0-9]{2} +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: balance_dirty_pages: bdi 8:0: limit=[0-9]+ setpoint=[0-9]+ dirty=[0-9]+ bdi_setpoint=[0-9]+ bdi_dirty=[0-9]+ dirty_ratelimit=[0-9]+ task_ratelimit=[0-9]+ dirtied=[0-9]+ dirtied_pause=[0-9]+ paused=[0-9]+ pause=[0-9-]+$" "$D32/trace"'
-check "3.2 trace has bdi_dirty_ratelimit" 'grep -qE ": bdi_dirty_ratelimit: bdi 8:0: write_bw=[0-9]+ awrite_bw=[0-9]+ dirty_rate=[0-9]+ dirty_ratelimit=[0-9]+ task_ratelimit=[0-9]+ balanced_dirty_ratelimit=[0-9]+$" "$D32/trace"'
-check "flusher global_dirty_state lines" 'grep -qE "^ +flush-8:0-[0-9]+ +\[[0-9]{3}\] +[0-9.]+: global_dirty_state: dirty=[0-9]+ writeback=[0-9]+ unstable=0 bg_thresh=1280 thresh=2560 limit=[0-9]+ dirtied=[0-9]+ written=[0-9]+$" "$D32/trace"'
+  'grep -qE "^ +dd-30[0-9]{2} +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: balance_dirty_pages: bdi 8:0: limit=[0-9]+ setpoint=[0-9]+ dirty=[0-9]+ bdi_setpoint=[0-9]+ bdi_dirty=[0-9]+ dirty_ratelimit=[0-9]+ task_ratelimit=[0-9]+ dirtied=[0-9]+ dirtied_pause=[0-9]+ paused=[0-9]+ pause=[0-9-]+$" "$T/t32.txt"'
+check "3.2 trace has bdi_dirty_ratelimit" 'grep -qE ": bdi_dirty_ratelimit: bdi 8:0: write_bw=[0-9]+ awrite_bw=[0-9]+ dirty_rate=[0-9]+ dirty_ratelimit=[0-9]+ task_ratelimit=[0-9]+ balanced_dirty_ratelimit=[0-9]+$" "$T/t32.txt"'
+check "flusher global_dirty_state lines" 'grep -qE "^ +flush-8:0-[0-9]+ +\[[0-9]{3}\] +[0-9.]+: global_dirty_state: dirty=[0-9]+ writeback=[0-9]+ unstable=0 bg_thresh=1280 thresh=2560 limit=[0-9]+ dirtied=[0-9]+ written=[0-9]+$" "$T/t32.txt"'
 check "3.1 trace has balance_dirty_start/wait, no balance_dirty_pages" \
-  'grep -q ": balance_dirty_start: bdi 8:0$" "$D31/trace" && grep -q ": balance_dirty_wait: bdi 8:0$" "$D31/trace" && ! grep -q ": balance_dirty_pages:" "$D31/trace"'
-check "3.1 trace has balance_dirty_written" 'grep -qE ": balance_dirty_written: bdi 8:0 written [0-9]+$" "$D31/trace"'
+  'grep -q ": balance_dirty_start: bdi 8:0$" "$T/t31.txt" && grep -q ": balance_dirty_wait: bdi 8:0$" "$T/t31.txt" && ! grep -q ": balance_dirty_pages:" "$T/t31.txt"'
+check "3.1 trace has balance_dirty_written" 'grep -qE ": balance_dirty_written: bdi 8:0 written [0-9]+$" "$T/t31.txt"'
 check "3.1 dirtiers wrote pages themselves" 'awk "/^dirtier_written_pages /{exit !(\$2 > 0)}" "$D31/stats"'
 
 # the seed's wq4 kernel: 3.1-rc8 writeback events (age in ms, no dirtied_when,
@@ -41,22 +43,23 @@ check "3.1 dirtiers wrote pages themselves" 'awk "/^dirtier_written_pages /{exit
 CN=nfs-2dd-4k-4p-4096M-10M:10
 "$W" sim -k 3.1.0-rc8-nfs-wq4+ -t 5 -o "$T/q" "$CN" >/dev/null 2>&1
 DQ="$T/q/thresh=10M/$CN-3.1.0-rc8-nfs-wq4+"
+"$W" trace "$DQ" >"$T/tq.txt"
 check "wq4 trace: writeback_single_inode in 3.1-rc8 layout" \
-  'grep -qE ": writeback_single_inode: bdi 0:[0-9]+: ino=[0-9]+ state=[A-Z_|]+ age=[0-9]+ index=[0-9]+ to_write=[0-9]+ wrote=[0-9]+$" "$DQ/trace"'
+  'grep -qE ": writeback_single_inode: bdi 0:[0-9]+: ino=[0-9]+ state=[A-Z_|]+ age=[0-9]+ index=[0-9]+ to_write=[0-9]+ wrote=[0-9]+$" "$T/tq.txt"'
 check "wq4 trace: balance_dirty_pages present, no reason=" \
-  'grep -q ": balance_dirty_pages: " "$DQ/trace" && ! grep -q "reason=" "$DQ/trace"'
-"$W" import "$DQ/trace" -o "$T/qi" --case "$CN" >/dev/null 2>&1
+  'grep -q ": balance_dirty_pages: " "$T/tq.txt" && ! grep -q "reason=" "$T/tq.txt"'
+"$W" import "$DQ/trace.dat" -o "$T/qi" --case "$CN" >/dev/null 2>&1
 check "import detects the wq4 trace as 3.1-rc8-ioless" 'grep -qx "kernel 3.1-rc8-ioless" "$T/qi/thresh=10M/$CN-3.1-rc8-ioless/meta"'
 
 # determinism: same seed -> identical bytes; another seed -> different trace
 "$W" sim -t 20 -j 1 -o "$T/b" "$C" >/dev/null 2>&1
 check "same case and seed give byte-identical results (all but cmdline, -j 2 vs -j 1)" 'diff -r -x cmdline "$T/a" "$T/b" >/dev/null'
 "$W" sim -t 20 --seed 7 -o "$T/c" "$C" >/dev/null 2>&1
-check "another seed gives another trace" '! cmp -s "$D32/trace" "$T/c/thresh=10M/$C-3.2-ioless/trace"'
+check "another seed gives another trace" '! cmp -s "$D32/trace.dat" "$T/c/thresh=10M/$C-3.2-ioless/trace.dat"'
 
 # --no-trace still computes stats
 "$W" sim -t 10 --no-trace -k 3.2-ioless -o "$T/d" "$C" >/dev/null 2>&1
-check "--no-trace: no trace, same stats keys" '[ ! -e "$T/d/thresh=10M/$C-3.2-ioless/trace" ] && grep -q "^write_bw " "$T/d/thresh=10M/$C-3.2-ioless/stats"'
+check "--no-trace: no trace, same stats keys" '[ ! -e "$T/d/thresh=10M/$C-3.2-ioless/trace" ] && [ ! -e "$T/d/thresh=10M/$C-3.2-ioless/trace.dat" ] && grep -q "^write_bw " "$T/d/thresh=10M/$C-3.2-ioless/stats"'
 
 # --set overrides land in params and change the outcome
 "$W" sim -t 20 -k 3.2-ioless --set disk.bw_mbps=20 -o "$T/e" "$C" >/dev/null 2>&1

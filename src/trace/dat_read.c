@@ -1,0 +1,509 @@
+/* Reads back wblab's own trace.dat: the v7 options, the compressed cmdlines
+ * and event-format sections, then each CPU's zstd chunks one at a time
+ * (memory: one chunk per CPU), merged by timestamp.  A file counts as ours
+ * when its UNAME option names a wblab era and its event formats are exactly
+ * the ones dat_format.c generates for that era. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <zstd.h>
+#include "dat_read.h"
+#include "dat_file.h"
+#include "dat_format.h"
+
+#define MAX_CPUS 1024
+#define TS_SHIFT 27
+
+struct rcpu {
+	int cpu;
+	uint64_t off, end;        /* next chunk header, end of this CPU's data */
+	uint32_t chunks_left;
+	unsigned char *chunk;     /* uncompressed chunk */
+	size_t clen, ccap;
+	size_t page;              /* offset of the current page in chunk */
+	size_t pos, pend;         /* next record, end of committed data (in chunk) */
+	uint64_t ts;              /* timestamp of the last record read */
+	/* the pending event */
+	int have;
+	uint64_t ev_ts;
+	const unsigned char *ev;
+	size_t ev_len;
+};
+
+struct wbdat {
+	int fd;
+	char path[512];
+	enum trace_era era;
+	struct rcpu *cpus;
+	int ncpus;
+	unsigned char *z;
+	size_t zcap;
+	ZSTD_DCtx *dc;
+	char (*comm)[16];
+	int npid;
+};
+
+static uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+static int pread_all(int fd, void *buf, size_t n, uint64_t off)
+{
+	unsigned char *p = buf;
+	while (n) {
+		ssize_t r = pread(fd, p, n, (off_t)off);
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* A section's body at off (its header included), uncompressed into *out. */
+static int read_section(struct wbdat *d, uint64_t off, int want_id, unsigned char **out, size_t *len)
+{
+	unsigned char h[16];
+	if (pread_all(d->fd, h, 16, off))
+		return -1;
+	uint64_t size = rd64(h + 8);
+	if (rd16(h) != want_id || size > (1u << 30))
+		return -1;
+	unsigned char *raw = malloc(size ? size : 1);
+	if (!raw || pread_all(d->fd, raw, size, off + 16)) {
+		free(raw);
+		return -1;
+	}
+	if (!(rd16(h + 2) & DAT_SEC_COMPRESS)) {
+		*out = raw;
+		*len = size;
+		return 0;
+	}
+	if (size < 8 || rd32(raw) > size - 8 || rd32(raw + 4) > (1u << 30)) {
+		free(raw);
+		return -1;
+	}
+	size_t usize = rd32(raw + 4);
+	unsigned char *u = malloc(usize ? usize : 1);
+	size_t got = u ? ZSTD_decompressDCtx(d->dc, u, usize, raw + 8, rd32(raw)) : 0;
+	free(raw);
+	if (!u || ZSTD_isError(got) || got != usize) {
+		free(u);
+		return -1;
+	}
+	*out = u;
+	*len = usize;
+	return 0;
+}
+
+/* The event formats section equals what we would write for the era. */
+static int formats_are_ours(const unsigned char *p, size_t n, enum trace_era era)
+{
+	static const char *const systems[] = { "writeback", "nfs" };
+	char text[4096];
+	size_t pos = 0;
+	if (n < 4 || rd32(p) != 2)
+		return 0;
+	pos = 4;
+	for (int s = 0; s < 2; s++) {
+		size_t sl = strlen(systems[s]) + 1;
+		if (pos + sl + 4 > n || memcmp(p + pos, systems[s], sl))
+			return 0;
+		pos += sl;
+		uint32_t cnt = rd32(p + pos), k = 0;
+		pos += 4;
+		for (int t = 1; t < EV_TYPE_COUNT; t++) {
+			const struct dat_event *ev = dat_event_get(era, (enum wb_event_type)t);
+			if (!ev || strcmp(ev->system, systems[s]))
+				continue;
+			size_t len = dat_event_format(ev, text, sizeof(text));
+			if (k++ >= cnt || pos + 8 > n || rd64(p + pos) != len || pos + 8 + len > n ||
+			    memcmp(p + pos + 8, text, len))
+				return 0;
+			pos += 8 + len;
+		}
+		if (k != cnt)
+			return 0;
+	}
+	return pos == n;
+}
+
+static int load_cmdlines(struct wbdat *d, const unsigned char *p, size_t n)
+{
+	if (n < 8 || rd64(p) > n - 8)
+		return -1;
+	const char *s = (const char *)p + 8, *end = s + rd64(p);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *le = nl ? nl : end;
+		char line[64];
+		size_t ll = (size_t)(le - s) < sizeof(line) - 1 ? (size_t)(le - s) : sizeof(line) - 1;
+		memcpy(line, s, ll);
+		line[ll] = 0;
+		char *sp = strchr(line, ' ');
+		long pid = strtol(line, NULL, 10);
+		if (sp && pid > 0 && pid < (1 << 22)) {
+			if (pid >= d->npid) {
+				int m = d->npid ? d->npid : 4096;
+				while (m <= pid)
+					m *= 2;
+				char (*q)[16] = realloc(d->comm, (size_t)m * sizeof(*q));
+				if (!q)
+					return -1;
+				memset(q + d->npid, 0, (size_t)(m - d->npid) * sizeof(*q));
+				d->comm = q;
+				d->npid = m;
+			}
+			size_t cl = strnlen(sp + 1, 15);
+			memcpy(d->comm[pid], sp + 1, cl);
+			d->comm[pid][cl] = 0;
+		}
+		s = le + 1;
+	}
+	return 0;
+}
+
+void wbdat_close(struct wbdat *d)
+{
+	if (!d)
+		return;
+	if (d->fd >= 0)
+		close(d->fd);
+	for (int i = 0; i < d->ncpus; i++)
+		free(d->cpus[i].chunk);
+	free(d->cpus);
+	free(d->z);
+	free(d->comm);
+	ZSTD_freeDCtx(d->dc);
+	free(d);
+}
+
+static struct wbdat *fail(struct wbdat *d, char *err, size_t errlen, const char *why)
+{
+	if (why)
+		snprintf(err, errlen, "%s: %s", d->path, why);
+	else if (errlen)
+		err[0] = 0;
+	wbdat_close(d);
+	return NULL;
+}
+
+struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
+{
+	struct wbdat *d = calloc(1, sizeof(*d));
+	if (errlen)
+		err[0] = 0;
+	if (!d) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	d->fd = open(path, O_RDONLY);
+	d->dc = ZSTD_createDCtx();
+	if (d->fd < 0 || !d->dc)
+		return fail(d, err, errlen, strerror(errno ? errno : ENOMEM));
+	unsigned char h[128];
+	ssize_t hn = pread(d->fd, h, sizeof(h), 0);
+	/* magic, "7\0", little endian, 8-byte long, page size, "zstd\0<ver>\0", options */
+	if (hn < 30 || memcmp(h, "\x17\x08\x44tracing7\0\0\x08", 14) || rd32(h + 14) != DAT_PAGE_SIZE ||
+	    memcmp(h + 18, "zstd\0", 5))
+		return fail(d, err, errlen, NULL);
+	const unsigned char *ver_end = memchr(h + 23, 0, (size_t)hn - 23);
+	if (!ver_end || ver_end + 9 > h + hn)
+		return fail(d, err, errlen, NULL);
+	uint64_t opt_off = rd64(ver_end + 1);
+
+	unsigned char *opt = NULL, *sec = NULL;
+	size_t optn, secn;
+	if (read_section(d, opt_off, DAT_OPTION_DONE, &opt, &optn))
+		return fail(d, err, errlen, NULL);
+	uint64_t ev_off = 0, cl_off = 0, buf_pos = 0, buf_len = 0;
+	int era = -1;
+	for (size_t pos = 0; pos + 6 <= optn;) {
+		uint16_t id = rd16(opt + pos);
+		uint32_t sz = rd32(opt + pos + 2);
+		const unsigned char *v = opt + pos + 6;
+		if (sz > optn - pos - 6)
+			break;
+		if (id == DAT_OPTION_UNAME && sz > 14 && !memcmp(v, "wblab-sim era=", 14) && v[sz - 1] == 0) {
+			char name[32];
+			sscanf((const char *)v + 14, "%31s", name);
+			era = dat_era_lookup(name);
+		} else if (id == DAT_OPTION_EVENT_FORMATS && sz == 8) {
+			ev_off = rd64(v);
+		} else if (id == DAT_OPTION_CMDLINES && sz == 8) {
+			cl_off = rd64(v);
+		} else if (id == DAT_OPTION_BUFFER) {
+			buf_pos = (size_t)(v - opt);
+			buf_len = sz;
+		}
+		pos += 6 + sz;
+		if (id == DAT_OPTION_DONE)
+			break;
+	}
+	if (era < 0 || !ev_off || !cl_off || !buf_len) {
+		free(opt);
+		return fail(d, err, errlen, NULL);
+	}
+	d->era = (enum trace_era)era;
+	if (read_section(d, ev_off, DAT_OPTION_EVENT_FORMATS, &sec, &secn)) {
+		free(opt);
+		return fail(d, err, errlen, "damaged event formats section");
+	}
+	int ours = formats_are_ours(sec, secn, d->era);
+	free(sec);
+	if (!ours) {
+		free(opt);
+		return fail(d, err, errlen, NULL);
+	}
+	if (read_section(d, cl_off, DAT_OPTION_CMDLINES, &sec, &secn) || load_cmdlines(d, sec, secn)) {
+		free(sec);
+		free(opt);
+		return fail(d, err, errlen, "damaged cmdlines section");
+	}
+	free(sec);
+	/* BUFFER: offset, "" name, clock, page size, cpu count, per CPU id/offset/size */
+	const unsigned char *b = opt + buf_pos, *bend = b + buf_len;
+	const unsigned char *q = b + 8;
+	const unsigned char *nul = q < bend ? memchr(q, 0, (size_t)(bend - q)) : NULL;
+	const unsigned char *nul2 = nul && nul + 1 < bend ? memchr(nul + 1, 0, (size_t)(bend - nul - 1)) : NULL;
+	if (!nul2 || nul2 + 9 > bend) {
+		free(opt);
+		return fail(d, err, errlen, "damaged BUFFER option");
+	}
+	q = nul2 + 1 + 4;
+	uint32_t ncpu = rd32(q);
+	q += 4;
+	if (ncpu > MAX_CPUS || q + (size_t)ncpu * 20 > bend) {
+		free(opt);
+		return fail(d, err, errlen, "damaged BUFFER option");
+	}
+	d->cpus = calloc(ncpu ? ncpu : 1, sizeof(*d->cpus));
+	if (!d->cpus) {
+		free(opt);
+		return fail(d, err, errlen, "out of memory");
+	}
+	for (uint32_t i = 0; i < ncpu; i++, q += 20) {
+		struct rcpu *c = &d->cpus[d->ncpus];
+		uint64_t off = rd64(q + 4), size = rd64(q + 12);
+		if (!size)
+			continue;
+		unsigned char cnt[4];
+		if (size < 4 || pread_all(d->fd, cnt, 4, off)) {
+			free(opt);
+			return fail(d, err, errlen, "damaged CPU data");
+		}
+		c->cpu = (int)rd32(q);
+		c->off = off + 4;
+		c->end = off + size;
+		c->chunks_left = rd32(cnt);
+		d->ncpus++;
+	}
+	free(opt);
+	return d;
+}
+
+/* Decompresses the CPU's next chunk; 0 at its end, -1 on damage. */
+static int next_chunk(struct wbdat *d, struct rcpu *c)
+{
+	unsigned char h[8];
+	if (!c->chunks_left)
+		return 0;
+	if (c->off + 8 > c->end || pread_all(d->fd, h, 8, c->off))
+		return -1;
+	uint32_t zs = rd32(h), us = rd32(h + 4);
+	if (c->off + 8 + zs > c->end || us % DAT_PAGE_SIZE || us > (1u << 28))
+		return -1;
+	if (zs > d->zcap) {
+		unsigned char *z = realloc(d->z, zs);
+		if (!z)
+			return -1;
+		d->z = z;
+		d->zcap = zs;
+	}
+	if (us > c->ccap) {
+		unsigned char *u = realloc(c->chunk, us);
+		if (!u)
+			return -1;
+		c->chunk = u;
+		c->ccap = us;
+	}
+	if (pread_all(d->fd, d->z, zs, c->off + 8))
+		return -1;
+	size_t got = ZSTD_decompressDCtx(d->dc, c->chunk, us, d->z, zs);
+	if (ZSTD_isError(got) || got != us)
+		return -1;
+	c->off += 8 + zs;
+	c->chunks_left--;
+	c->clen = us;
+	c->page = 0;
+	c->pend = 0;
+	c->pos = 0;
+	return 1;
+}
+
+/* Starts the page at c->page; 0 past the chunk's end. */
+static int open_page(struct rcpu *c)
+{
+	if (c->page + DAT_PAGE_SIZE > c->clen)
+		return 0;
+	const unsigned char *pg = c->chunk + c->page;
+	uint64_t commit = rd64(pg + 8) & ((1ULL << 32) - 1);
+	c->ts = rd64(pg);
+	c->pos = c->page + DAT_PAGE_HDR;
+	c->pend = c->pos + (commit <= DAT_PAGE_SIZE - DAT_PAGE_HDR ? commit : 0);
+	return 1;
+}
+
+/* Finds the CPU's next data record; 0 at its end, -1 on damage. */
+static int advance(struct wbdat *d, struct rcpu *c)
+{
+	c->have = 0;
+	for (;;) {
+		if (!c->chunk || c->pos >= c->pend) {
+			if (c->chunk && c->pend) {
+				c->page += DAT_PAGE_SIZE;
+				c->pend = 0;
+			}
+			if (!c->chunk || !open_page(c)) {
+				int r = next_chunk(d, c);
+				if (r <= 0)
+					return r;
+				if (!open_page(c))
+					return -1;
+			}
+			continue;
+		}
+		if (c->pos + 4 > c->pend)
+			return -1;
+		uint32_t w = rd32(c->chunk + c->pos);
+		unsigned type_len = w & 31;
+		uint64_t delta = w >> 5;
+		size_t hdr = 4, len;
+		if (type_len == 30 || type_len == 31) {   /* time extend / absolute stamp */
+			if (c->pos + 8 > c->pend)
+				return -1;
+			uint64_t hi = rd32(c->chunk + c->pos + 4);
+			c->ts = type_len == 30 ? c->ts + (hi << TS_SHIFT) + delta : (hi << TS_SHIFT) + delta;
+			c->pos += 8;
+			continue;
+		}
+		if (type_len == 29) {                      /* padding */
+			if (c->pos + 8 > c->pend)
+				return -1;
+			c->pos += 4 + rd32(c->chunk + c->pos + 4);
+			continue;
+		}
+		if (type_len == 0) {
+			if (c->pos + 8 > c->pend)
+				return -1;
+			uint32_t l = rd32(c->chunk + c->pos + 4);
+			if (l < 4)
+				return -1;
+			len = ((size_t)l - 4 + 3) & ~(size_t)3;
+			hdr = 8;
+		} else {
+			len = (size_t)type_len * 4;
+		}
+		if (c->pos + hdr + len > c->pend)
+			return -1;
+		c->ts += delta;
+		c->ev = c->chunk + c->pos + hdr;
+		c->ev_len = len;
+		c->ev_ts = c->ts;
+		c->pos += hdr + len;
+		c->have = 1;
+		return 1;
+	}
+}
+
+static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
+{
+	const unsigned char *p = c->ev;
+	if (c->ev_len < DAT_COMMON_SIZE)
+		return -1;
+	int id = rd16(p);
+	const struct dat_event *de = id > DAT_EVENT_ID_BASE && id < DAT_EVENT_ID_BASE + EV_TYPE_COUNT ?
+		dat_event_get(d->era, (enum wb_event_type)(id - DAT_EVENT_ID_BASE)) : NULL;
+	if (!de || c->ev_len < (size_t)de->size)
+		return -1;
+	memset(e, 0, sizeof(*e));
+	e->type = de->type;
+	e->ts_us = (int64_t)(c->ev_ts / 1000);
+	int32_t pid;
+	memcpy(&pid, p + 4, 4);
+	e->pid = pid;
+	e->cpu = c->cpu;
+	if (pid > 0 && pid < d->npid && d->comm[pid][0])
+		snprintf(e->comm, sizeof(e->comm), "%s", d->comm[pid]);
+	else
+		snprintf(e->comm, sizeof(e->comm), "%s", pid == 0 ? "<idle>" : "<...>");
+	for (int i = 0; i < de->nfields; i++) {
+		const struct dat_field *x = &de->fields[i];
+		const unsigned char *q = p + x->offset;
+		int64_t v;
+		if (x->kind == DK_BDI) {
+			memcpy(e->bdi, q, DAT_BDI_LEN < WB_BDI_LEN ? DAT_BDI_LEN : WB_BDI_LEN);
+			e->bdi[WB_BDI_LEN - 1] = 0;
+			continue;
+		}
+		if (x->kind == DK_SBDEV)
+			continue;
+		if (x->size == 8) {
+			memcpy(&v, q, 8);
+		} else {
+			uint32_t u = rd32(q);
+			v = x->is_signed ? (int64_t)(int32_t)u : (int64_t)u;
+		}
+		if (x->kind == DK_REASON) {
+			const char *name = dat_reason_name((int)v);
+			snprintf(e->reason, sizeof(e->reason), "%s", name ? name : "?");
+			continue;
+		}
+		if (x->kind == DK_STATE)
+			v &= WB_I_DIRTY_SYNC | WB_I_DIRTY_DATASYNC | WB_I_DIRTY_PAGES | WB_I_SYNC;
+		wb_event_set(e, x->f, v);
+	}
+	return 0;
+}
+
+int wbdat_next(struct wbdat *d, struct wb_event *e, char *err, size_t errlen)
+{
+	struct rcpu *best = NULL;
+	for (int i = 0; i < d->ncpus; i++) {
+		struct rcpu *c = &d->cpus[i];
+		if (!c->have && (c->chunks_left || c->chunk)) {
+			int r = advance(d, c);
+			if (r < 0) {
+				snprintf(err, errlen, "%s: damaged ring-buffer data of CPU %d", d->path, c->cpu);
+				return -1;
+			}
+			if (!r) {
+				free(c->chunk);
+				c->chunk = NULL;
+				c->ccap = c->clen = 0;
+				c->chunks_left = 0;
+			}
+		}
+		if (c->have && (!best || c->ev_ts < best->ev_ts))
+			best = c;
+	}
+	if (!best)
+		return 0;
+	if (decode(d, best, e)) {
+		snprintf(err, errlen, "%s: unknown or short record on CPU %d", d->path, best->cpu);
+		return -1;
+	}
+	best->have = 0;
+	return 1;
+}
+
+enum trace_era wbdat_era(const struct wbdat *d)
+{
+	return d->era;
+}

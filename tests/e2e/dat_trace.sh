@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# trace.dat end to end: for every trace era (3.1, 3.1-rc8, 3.1-rc8 + IO-less
+# (the seed's nfs-wq4), 3.2, 6.x) and NFS, small simulated runs written as
+# trace.dat and as text.  Checks:
+#  - `trace-cmd report trace.dat` prints the text writer's events: the same
+#    comm-pid, cpu, timestamp, event name and payload.  Normalised, and only
+#    that: trace-cmd's header lines (anything not an event line, e.g.
+#    "cpus=4") are dropped, and on each event line the column padding before
+#    the comm, between "comm-pid" and "[cpu]", between "[cpu]" and the
+#    timestamp and after "event:" is cut to what the text writer puts there
+#    (none, one space, one space, one space).  The payload is compared as is.
+#  - `wblab trace DIR` is byte-identical to the text writer's `trace`;
+#  - stats are identical, and plot and import read trace.dat as they read text;
+#  - the golden tests/data/sim-3.2-ioless-1dd.dat is reproduced byte for byte;
+#  - damaged .dat files are one-line errors.
+set -u
+. "$(dirname "$0")/lib.sh"
+cd "$(dirname "$0")/../.."
+W=${WBLAB:-$PWD/build/wblab}
+T=$(mktemp -d /tmp/wblab-dat-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+norm() {
+  sed -nE 's/^ *(.*-[0-9]+) +\[([0-9]+)\] +([0-9]+\.[0-9]+): +([a-z_]+): +/\1 [\2] \3: \4: /p' "$@"
+}
+
+have_tc=1
+command -v trace-cmd >/dev/null 2>&1 || have_tc=0
+
+E=ext4-2dd-4k-8p-4096M-100M:10
+N=nfs-2dd-4k-8p-4096M-100M:10
+runs="3.1-vanilla:$E 3.1.0-rc8-vanilla+:$E 3.2-ioless:$E 3.1.0-rc8-nfs-wq4+:$N current:$E
+      3.1-vanilla:$N 3.2-ioless:$N current:$N"
+for r in $runs; do
+  k=${r%%:*}; c=${r#*:}
+  "$W" sim -q -t 8 -k "$k" -o "$T/dat" "$c" >/dev/null 2>"$T/err.dat" || nok "sim $k $c (dat)" "$(cat "$T/err.dat")"
+  "$W" sim -q -t 8 -k "$k" --trace-format text -o "$T/txt" "$c" >/dev/null 2>"$T/err.txt" || nok "sim $k $c (text)"
+  d="$T/dat/thresh=100M/$c-$k"; t="$T/txt/thresh=100M/$c-$k"
+  check "$k $c: trace.dat only (no text trace), no warning" '[ -s "$d/trace.dat" ] && [ ! -e "$d/trace" ] && [ ! -s "$T/err.dat" ]'
+  check "$k $c: --trace-format text writes trace only" '[ -s "$t/trace" ] && [ ! -e "$t/trace.dat" ]'
+  "$W" trace "$d" >"$T/wt" 2>"$T/err"
+  check "$k $c: wblab trace is byte-identical to the text trace ($(wc -l <"$t/trace") lines)" 'cmp "$T/wt" "$t/trace" >&2'
+  if [ $have_tc = 1 ]; then
+    trace-cmd report "$d/trace.dat" >"$T/rep" 2>"$T/rep.err"
+    norm "$T/rep" >"$T/a"; norm "$t/trace" >"$T/b"
+    check "$k $c: trace-cmd report prints the text trace's events ($(wc -l <"$T/b") events)" \
+      '[ -s "$T/b" ] && [ "$(wc -l <"$T/b")" -eq "$(grep -vc "^#" "$t/trace")" ] && diff "$T/a" "$T/b" >&2'
+  else
+    skip "$k $c: trace-cmd report" "no trace-cmd"
+  fi
+  check "$k $c: stats, params, meta identical" 'diff -r -x cmdline -x trace -x trace.dat "$d" "$t" >&2'
+done
+echo "# trace.dat $(du -cb "$T"/dat/*/*/trace.dat | tail -1 | cut -f1) bytes, text $(du -cb "$T"/txt/*/*/trace | tail -1 | cut -f1) bytes"
+
+# readers: plot and import give the same from trace.dat as from text
+d="$T/dat/thresh=100M/$N-3.1.0-rc8-nfs-wq4+"; t="$T/txt/thresh=100M/$N-3.1.0-rc8-nfs-wq4+"
+if command -v gnuplot >/dev/null 2>&1; then
+  "$W" plot "$d" >/dev/null 2>&1; "$W" plot "$t" >/dev/null 2>&1
+  check "plot: same graph data from trace.dat and text" 'diff -r -x "*.png" -x "*.svg" -x index "$d/plots" "$t/plots" >&2'
+else
+  skip "plot: same graph data from trace.dat and text" "no gnuplot"
+fi
+"$W" import "$d/trace.dat" -o "$T/id" --case "$N" >/dev/null 2>&1; r1=$?
+"$W" import "$t/trace" -o "$T/it" --case "$N" >/dev/null 2>&1; r2=$?
+# (import heads a converted .dat's text with a "# converted by" comment)
+check "import trace.dat: same kernel, stats and trace text as import of the text" \
+  '[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && diff -r -x cmdline -x trace "$T/id" "$T/it" >&2 &&
+   diff <(grep -v "^#" "$T"/id/*/*/trace) <(grep -v "^#" "$T"/it/*/*/trace) >&2'
+
+# golden file: the format does not drift, and the writer is deterministic
+G=tests/data/sim-3.2-ioless-1dd.dat
+"$W" sim -q -t 2 -k 3.2-ioless -o "$T/g" ext4-1dd-4k-2p-1024M-10M:5 >/dev/null 2>&1
+check "golden $G reproduced byte for byte" 'cmp "$T/g/thresh=10M/ext4-1dd-4k-2p-1024M-10M:5-3.2-ioless/trace.dat" "$G" >&2'
+"$W" trace "$G" >"$T/gt"
+check "golden: wblab trace FILE gives the era's text" '[ "$(head -2 "$T/gt" | tr "\n" "|")" = "# tracer: nop|#|" ] && grep -q ": balance_dirty_pages: bdi 8:0: limit=" "$T/gt"'
+if [ $have_tc = 1 ]; then
+  check "golden: trace-cmd report reads it" 'trace-cmd report "$G" 2>/dev/null | norm | cmp - <(norm "$T/gt") >&2'
+fi
+
+# damaged files
+head -c 3000 "$G" >"$T/cut.dat"
+"$W" trace "$T/cut.dat" >/dev/null 2>"$T/e1"; rc=$?
+check "truncated trace.dat: exit 1, one line" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e1")" -eq 1 ]'
+cp "$G" "$T/bad.dat"; sz=$(stat -c %s "$T/bad.dat")
+printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.dat" bs=1 seek=$((sz - 40)) conv=notrunc 2>/dev/null
+"$W" trace "$T/bad.dat" >/dev/null 2>"$T/e2"; rc=$?
+check "corrupt chunk: exit 1, one line" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e2")" -eq 1 ]'
+"$W" trace "$T/nonexistent" >/dev/null 2>"$T/e3"; rc=$?
+check "missing file: exit 1" '[ $rc -eq 1 ]'
+"$W" sim --trace-format xml -o "$T/x" "$E" >/dev/null 2>"$T/e4"; rc=$?
+check "--trace-format xml: usage error" '[ $rc -eq 2 ] && grep -q "neither dat nor text" "$T/e4"'
+check "help trace" '"$W" help trace | grep -q "byte for"'
