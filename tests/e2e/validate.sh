@@ -75,7 +75,7 @@ check_cmd "the --set lines are accepted by wblab sim" [ $? = 0 ]
 
 "$WBLAB" validate --format tsv -o "$T/val" "$D" >"$T/tsv" 2>"$T/err"; rc=$?
 check_cmd "validate exits 0" [ "$rc" = 0 ]
-check_cmd "validate prints 6 tsv lines" [ "$(wc -l <"$T/tsv")" = 6 ]
+check_cmd "validate prints 7 tsv lines" [ "$(wc -l <"$T/tsv")" = 7 ]
 check_cmd "tsv lines have 5 fields" awk -F'\t' 'NF != 5 { exit 1 }' "$T/tsv"
 check_cmd "the simulated result is kept under -o" test -s "$(find "$T/val" -name stats | head -1)"
 check_cmd "calibrate takes the cap as the device rate" grep -qx -- '--set disk.bw_mbps=50' "$T/cal"
@@ -85,7 +85,7 @@ finite() {  # metric
 		if (r == "nan" || r == "-nan" || r == "inf" || r + 0 <= 0) bad = 1 }
 		END { exit !(found && !bad) }' "$T/tsv"
 }
-for m in write_bw nr_dirty_mean_pages nr_dirty_p95_pages pause_ms_mean task_ratelimit_steady_kbps fairness_jain; do
+for m in write_bw nr_dirty_mean_pages nr_dirty_p95_pages pause_ms_mean task_ratelimit_steady_kbps fairness_jain device_bw; do
 	check_cmd "$m ratio finite and > 0" finite "$m"
 done
 ls -d /tmp/wblab-validate.* 2>/dev/null | sort >"$T/tmp.before"
