@@ -11,11 +11,7 @@ static int run_jobs(int argc, char **argv)
 	static struct sim_matrix m;
 	struct sim_job *js;
 	int n;
-	if (sim_matrix_parse(&m, argc, argv)) {
-		case_list_free(&m.cases);
-		return EXIT_USAGE;
-	}
-	if (sim_matrix_jobs(&m, &js, &n))
+	if (sim_matrix_load(&m, argc, argv, &js, &n))
 		return EXIT_USAGE;
 	for (int i = 0; i < n; i++) {
 		shell_join(stdout, js[i].argc, js[i].argv);

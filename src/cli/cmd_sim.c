@@ -45,11 +45,7 @@ static int run_sim(int argc, char **argv)
 	static struct sim_matrix m;
 	struct sim_job *js;
 	int n;
-	if (sim_matrix_parse(&m, argc, argv)) {
-		case_list_free(&m.cases);
-		return EXIT_USAGE;
-	}
-	if (sim_matrix_jobs(&m, &js, &n))
+	if (sim_matrix_load(&m, argc, argv, &js, &n))
 		return EXIT_USAGE;
 	int failed = simulate_all(js, n, (int)m.jobs, !m.quiet);
 	for (int i = 0; i < n && !failed; i++)

@@ -245,3 +245,12 @@ void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n)
 	free(js);
 	case_list_free(&m->cases);
 }
+
+int sim_matrix_load(struct sim_matrix *m, int argc, char **argv, struct sim_job **js, int *n)
+{
+	if (sim_matrix_parse(m, argc, argv)) {
+		case_list_free(&m->cases);
+		return -1;
+	}
+	return sim_matrix_jobs(m, js, n);
+}

@@ -33,6 +33,8 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv);
  * argv.  0, or -1 after printing why.  Free with sim_matrix_free. */
 int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **js, int *n);
 void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n);
+/* Both of the above: 0, or -1 after printing why (nothing left to free). */
+int sim_matrix_load(struct sim_matrix *m, int argc, char **argv, struct sim_job **js, int *n);
 /* The option lines both commands' --help share. */
 extern const char sim_matrix_usage[];
 

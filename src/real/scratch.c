@@ -144,15 +144,3 @@ int scratch_create(struct journal *j, struct scratch *s, char *err, size_t errle
 	snprintf(err, errlen, "no free run directory name in '%s'", s->root);
 	return -1;
 }
-
-int scratch_undo(const struct jentry *e)
-{
-	if (e->nargs != 1 || rmdir(e->args[0]) == 0 || errno == ENOENT)
-		return 0;
-	if (errno == ENOTEMPTY || errno == EEXIST) {
-		wb_error("left '%s' in place: it holds files wblab did not make", e->args[0]);
-		return 0;
-	}
-	wb_error("cannot remove directory '%s': %s", e->args[0], strerror(errno));
-	return -1;
-}

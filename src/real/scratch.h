@@ -23,8 +23,7 @@ int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char 
 /* Creates --scratch when missing and this run's own dir, both journaled.
  * 0 or -1 with err. */
 int scratch_create(struct journal *j, struct scratch *s, char *err, size_t errlen);
-/* Undo of "scratch" and "rundir": rmdir when empty; one that holds files
- * wblab did not make is left where it is, with a warning. */
-int scratch_undo(const struct jentry *e);
+/* The undo of "scratch" and "rundir" is dir_undo (mount.h): rmdir when empty;
+ * one that holds files wblab did not make is left in place, with a warning. */
 
 #endif

@@ -69,9 +69,9 @@ static int dispatch(const struct jentry *e, const struct undo_ctx *c)
 	if (strcmp(k, "tmpresult") == 0)
 		return tmpresult_undo(e);
 	if (strcmp(k, "rundir") == 0)
-		return strcmp(e->args[0], c->rundir) == 0 ? scratch_undo(e) : -1;
+		return strcmp(e->args[0], c->rundir) == 0 ? dir_undo(e) : -1;
 	if (strcmp(k, "scratch") == 0)
-		return e->nargs == 1 && strcmp(e->args[0], c->scratch) == 0 ? scratch_undo(e) : -1;
+		return e->nargs == 1 && strcmp(e->args[0], c->scratch) == 0 ? dir_undo(e) : -1;
 	if (strcmp(k, "loop") == 0)   /* its image must be RUNDIR/image */
 		return c->rundir[0] ? loop_undo(e, c->rundir) : -1;
 	if (!inside_rundir(e, c))

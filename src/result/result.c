@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "result.h"
+#include "../util/shellword.h"
 #include "../util/util.h"
 
 /* The first directory of path (below root) that does not exist yet, or "". */
@@ -128,33 +129,12 @@ int result_write_meta(const struct result_dir *r, const struct wb_case *c, const
 	return fclose(f) ? -1 : 0;
 }
 
-static int needs_quote(const char *s)
-{
-	if (!*s)
-		return 1;
-	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=/.,:+%@", *s))
-			return 1;
-	return 0;
-}
-
 int result_write_cmdline(const struct result_dir *r, int argc, char **argv)
 {
 	FILE *f = result_fopen(r, "cmdline");
 	if (!f)
 		return -1;
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			fputc(' ', f);
-		if (!needs_quote(argv[i])) {
-			fputs(argv[i], f);
-			continue;
-		}
-		fputc('\'', f);
-		for (const char *p = argv[i]; *p; p++)
-			*p == '\'' ? fputs("'\\''", f) : fputc(*p, f);
-		fputc('\'', f);
-	}
+	shell_join(f, argc, argv);
 	fputc('\n', f);
 	return fclose(f) ? -1 : 0;
 }
