@@ -69,6 +69,8 @@ static int pread_all(int fd, void *buf, size_t n, uint64_t off)
 static int read_section(struct wbdat *d, uint64_t off, int want_id, unsigned char **out, size_t *len)
 {
 	unsigned char h[16];
+	*out = NULL;   /* on any failure too: the caller frees what it got */
+	*len = 0;
 	if (pread_all(d->fd, h, 16, off))
 		return -1;
 	uint64_t size = rd64(h + 8);
@@ -257,6 +259,7 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
 	}
 	int ours = formats_are_ours(sec, secn, d->era);
 	free(sec);
+	sec = NULL;
 	if (!ours) {
 		free(opt);
 		return fail(d, err, errlen, NULL);

@@ -85,6 +85,10 @@ cp "$G" "$T/bad.dat"; sz=$(stat -c %s "$T/bad.dat")
 printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.dat" bs=1 seek=$((sz - 40)) conv=notrunc 2>/dev/null
 "$W" trace "$T/bad.dat" >/dev/null 2>"$T/e2"; rc=$?
 check "corrupt chunk: exit 1, one line" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e2")" -eq 1 ]'
+# found by fuzz_dat: a damaged cmdlines section after a good formats section
+# freed the formats buffer twice
+"$W" trace tests/data/damaged-cmdlines.dat >/dev/null 2>"$T/e5"; rc=$?
+check "damaged cmdlines section: exit 1, one line naming it" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e5")" -eq 1 ] && grep -q "cmdlines" "$T/e5"'
 "$W" trace "$T/nonexistent" >/dev/null 2>"$T/e3"; rc=$?
 check "missing file: exit 1" '[ $rc -eq 1 ]'
 "$W" sim --trace-format xml -o "$T/x" "$E" >/dev/null 2>"$T/e4"; rc=$?
