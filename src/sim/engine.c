@@ -251,8 +251,28 @@ void sim_call_at(struct sim *s, ktime_t when, void (*fn)(struct sim *, void *), 
 	heap_push(s, e);
 }
 
-ktime_t cpu_free_at(const struct sim *s, const struct sthread *t)
+/* Where a thread that wants CPU time runs: select_task_rq() reduced to its
+ * two effects that matter here.  A thread whose CPU is free stays on it
+ * (cache affinity, wake-affine); one whose CPU is busy moves to the CPU that
+ * frees first, an idle one if there is any (the idle pull of the load
+ * balancer), lowest number first on a tie.  Left out of CFS: weights and
+ * vruntime (every thread here has nice 0 and runs in bursts of at most
+ * batch_max_us), the migration cost and the balancing interval (a move takes
+ * no time), NUMA.  cpu_migrate=0 pins every thread to its first CPU. */
+static void select_cpu(struct sim *s, struct sthread *t)
 {
+	if (!s->p.cpu_migrate || s->cpu_busy_until[t->cpu] <= s->now)
+		return;
+	int best = t->cpu;
+	for (int i = 0; i < s->ncpus; i++)
+		if (s->cpu_busy_until[i] < s->cpu_busy_until[best])
+			best = i;
+	t->cpu = best;
+}
+
+ktime_t cpu_free_at(struct sim *s, struct sthread *t)
+{
+	select_cpu(s, t);
 	return s->cpu_busy_until[t->cpu] > s->now ? s->cpu_busy_until[t->cpu] : s->now;
 }
 

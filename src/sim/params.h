@@ -70,6 +70,7 @@ struct sim_params {
 	double dirtyable_pct;    /* share of MemTotal that is free or page cache */
 	/* 1: per-CPU vmstat deltas (docs/throttling-model.md, Per-CPU counter drift); 0: exact */
 	uint64_t vmstat_drift;
+	uint64_t cpu_migrate;
 	uint64_t bdi_min_ratio, bdi_max_ratio;
 	uint64_t bdi_strict_limit; /* 1: BDI_CAP_STRICTLIMIT (honoured by the current model only) */
 	uint64_t warm_proportions; /* 1: writeout fractions start at steady state */

@@ -245,7 +245,7 @@ void sim_call_at(struct sim *s, ktime_t when, void (*fn)(struct sim *, void *), 
 /* Run on the task's CPU for ns (CPUs are shared FIFO when tasks outnumber them). */
 void cpu_run(struct sim *s, struct sthread *t, ktime_t ns);
 /* When the thread's CPU is next free (now if idle). */
-ktime_t cpu_free_at(const struct sim *s, const struct sthread *t);
+ktime_t cpu_free_at(struct sim *s, struct sthread *t);
 /* The time of the earliest pending event (the run's end if none): until then
  * no other thread can look at what the running one changes. */
 ktime_t sim_next_event_time(const struct sim *s);

@@ -104,11 +104,57 @@ static void wakeups_before_a_wait_are_spent(void **state)
 	free(s);
 }
 
+/* the load balancer: a thread whose CPU is busy runs on the one free first */
+static int ran_on[3];
+static void burner(void *arg)
+{
+	struct sthread *t = arg;
+	struct sim *s = t->sim;
+	cpu_run(s, t, 1000);
+	ran_on[t->pid] = t->cpu;
+	for (;;)
+		sim_sleep_ns(s, 1000000000);
+}
+
+static void busy_threads_move_to_the_cpu_that_frees_first(void **state)
+{
+	(void)state;
+	for (int migrate = 0; migrate <= 1; migrate++) {
+		struct sim *s = bare_sim();
+		int64_t busy[2] = { 0, 0 };
+		struct sthread t[3];
+		s->ncpus = 2;
+		s->cpu_busy_until = busy;
+		s->p.cpu_migrate = (uint64_t)migrate;
+		/* all three start on CPU 0 */
+		for (int i = 0; i < 3; i++)
+			sthread_start(s, &t[i], "dd", i, 0, burner, &t[i]);
+		assert_int_equal(sim_run_events(s), 0);
+		if (migrate) {
+			assert_int_equal(ran_on[0], 0);  /* first: its CPU was free, it stays */
+			assert_int_equal(ran_on[1], 1);  /* CPU 0 busy: the idle CPU 1 */
+			assert_int_equal(ran_on[2], 0);  /* both busy until 1000: lowest first */
+			assert_int_equal(busy[0], 2000);
+			assert_int_equal(busy[1], 1000);
+		} else {
+			for (int i = 0; i < 3; i++)
+				assert_int_equal(ran_on[i], 0);  /* pinned: they queue on CPU 0 */
+			assert_int_equal(busy[0], 3000);
+			assert_int_equal(busy[1], 0);
+		}
+		for (int i = 0; i < 3; i++)
+			coro_free(&t[i].co);
+		free(s->heap);
+		free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(timers_rearmed_and_cancelled_fire_once_or_never),
 		cmocka_unit_test(wakeups_before_a_wait_are_spent),
+		cmocka_unit_test(busy_threads_move_to_the_cpu_that_frees_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
