@@ -117,11 +117,18 @@ static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, 
 
 static int read_case(const char *dir, struct calibration *cal, char *err, size_t errlen)
 {
-	struct kv_want meta[] = { { "case", "", 0, 0 }, { "group", "", 0, 0 }, { NULL, "", 0, 0 } };
+	struct kv_want meta[] = { { "case", "", 0, 0 }, { "group", "", 0, 0 },
+				  { "source", "", 0, 0 }, { NULL, "", 0, 0 } };
 	if (read_keys(dir, "meta", meta, 1, 0, err, errlen))
 		return -1;
 	if (!meta[0].found) {
 		snprintf(err, errlen, "%s/meta has no 'case'", dir);
+		return -1;
+	}
+	/* the device, CPU and knob figures come from what only `wblab run` records */
+	if (!meta[2].found || strcmp(meta[2].val, "real") != 0) {
+		snprintf(err, errlen, "%s is not a result of 'wblab run' (meta source '%s'); calibrate "
+			 "and validate take real runs only", dir, meta[2].found ? meta[2].val : "");
 		return -1;
 	}
 	char full[512];

@@ -188,3 +188,16 @@ void validate_print_tsv(FILE *f, const struct validate_result *vr, int n)
 			fputc('\n', f);
 		}
 }
+
+int validate_misses(const struct validate_result *vr, int n)
+{
+	int misses = 0;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < VALIDATE_METRICS; k++) {
+			const struct validate_metric *m = &vr[i].m[k];
+			double r = validate_ratio(m);
+			if (m->tolerance > 0 && isfinite(r) && fabs(r - 1) > m->tolerance)
+				misses++;
+		}
+	return misses;
+}

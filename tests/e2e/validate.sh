@@ -74,7 +74,9 @@ set_args=$(grep '^--set' "$T/cal" | tr '\n' ' ')
 check_cmd "the --set lines are accepted by wblab sim" [ $? = 0 ]
 
 "$WBLAB" validate --format tsv -o "$T/val" "$D" >"$T/tsv" 2>"$T/err"; rc=$?
-check_cmd "validate exits 0" [ "$rc" = 0 ]
+# 0 when every marked metric is within its target, 3 when one MISSed (a short
+# run on a busy machine may): either, and consistent with the table below
+check_cmd "validate exits 0 or 3" eval '[ "$rc" = 0 ] || [ "$rc" = 3 ]'
 check_cmd "validate prints 7 tsv lines" [ "$(wc -l <"$T/tsv")" = 7 ]
 check_cmd "tsv lines have 5 fields" awk -F'\t' 'NF != 5 { exit 1 }' "$T/tsv"
 check_cmd "the simulated result is kept under -o" test -s "$(find "$T/val" -name stats | head -1)"
@@ -89,12 +91,16 @@ for m in write_bw nr_dirty_mean_pages nr_dirty_p95_pages pause_ms_mean task_rate
 	check_cmd "$m ratio finite and > 0" finite "$m"
 done
 ls -d /tmp/wblab-validate.* 2>/dev/null | sort >"$T/tmp.before"
-"$WBLAB" validate "$D" >"$T/table" 2>&1
+"$WBLAB" validate "$D" >"$T/table" 2>&1; vrc=$?
 ls -d /tmp/wblab-validate.* 2>/dev/null | sort >"$T/tmp.after"
 check_cmd "table form marks the targets" grep -qE ' (ok|MISS)$' "$T/table"
+check_cmd "exit 3 exactly when the table has a MISS" \
+	eval '{ [ "$vrc" = 3 ] && grep -q " MISS$" "$T/table"; } || { [ "$vrc" = 0 ] && ! grep -q " MISS$" "$T/table"; }'
+"$WBLAB" validate "$(find "$T/sim" -name meta -printf '%h\n' | head -1)" >"$T/o" 2>&1; rc=$?
+check_cmd "validate refuses a simulated result" eval '[ "$rc" = 1 ] && grep -q "not a result of .wblab run." "$T/o"' 
 check_cmd "validate without -o removes its temporary results" eval '! comm -13 "$T/tmp.before" "$T/tmp.after" | grep -q .'
 "$WBLAB" validate --report "$T/val.html" "$D" >/dev/null 2>"$T/rep.err"; rc=$?
-check_cmd "validate --report exits 0" [ "$rc" = 0 ]
+check_cmd "validate --report exits 0 or 3" eval '[ "$rc" = 0 ] || [ "$rc" = 3 ]'
 check_cmd "report overlays the simulated run on the real graphs" \
 	eval 'grep -q "Overlay: current" "$T/val.html" && [ -s "$D/plots/overlay-current/global_dirty_state.svg" ]'
 check_cmd "report holds the real and the simulated result" \

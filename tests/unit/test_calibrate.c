@@ -55,7 +55,7 @@ static void gds(FILE *f, const char *comm, double t)
 static void make_result(char *dir)
 {
 	assert_non_null(mkdtemp(dir));
-	put(dir, "meta", "group = thresh=20M\ncase = ext4-2dd-4k-4p-1024M-20M:10\n");
+	put(dir, "meta", "group = thresh=20M\ncase = ext4-2dd-4k-4p-1024M-20M:10\nsource = real\n");
 	put(dir, "stats", "write_bw 6\ndev_write_bw 6\nwriters_mb 102400\nruntime_s 20\n");
 	char path[512];
 	snprintf(path, sizeof(path), "%s/trace", dir);
@@ -119,11 +119,58 @@ static void missing_trace_is_an_error(void **state)
 	assert_non_null(strstr(err, "trace"));
 }
 
+/* With the writers' own CPU time: 52.4288 s over 26214400 pages = 2000 ns a
+ * page, minus 800 ns of syscall = 1200 ns, whatever the wall time was; with
+ * a --device-bw cap of 55 the device rate is the cap; the bdi knobs of env
+ * are carried over. */
+static void cpu_time_cap_and_knobs_are_used(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_result(dir);
+	put(dir, "stats", "write_bw 6\ndev_write_bw 6\nwriters_mb 102400\nruntime_s 20\n"
+			  "writers_cpu_s 52.4288\n");
+	put(dir, "params", "device_bw_mbps = 55\n");
+	put(dir, "env", "device = /dev/loop3\nbdi.strict_limit = 1\nbdi.max_ratio = 40\n");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	char p[512];
+	snprintf(p, sizeof(p), "%s/params", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/env", dir);
+	unlink(p);
+	remove_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(cal.per_page_ns > 1999.99 && cal.per_page_ns < 2000.01);
+	assert_true(cal.cpu_page_ns > 1199.99 && cal.cpu_page_ns < 1200.01);
+	assert_true(cal.bw_mbps == 55);
+	assert_int_equal(cal.bdi_strict_limit, 1);
+	assert_int_equal(cal.bdi_max_ratio, 40);
+	assert_int_equal(cal.seek_ms, 0);   /* a loop device */
+}
+
+static void a_simulated_result_is_refused(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_result(dir);
+	put(dir, "meta", "group = thresh=20M\ncase = ext4-2dd-4k-4p-1024M-20M:10\nsource = sim\n");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_result(dir);
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(err, "not a result of 'wblab run'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(calibrates_hand_result),
 		cmocka_unit_test(missing_trace_is_an_error),
+		cmocka_unit_test(cpu_time_cap_and_knobs_are_used),
+		cmocka_unit_test(a_simulated_result_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
