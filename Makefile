@@ -15,7 +15,7 @@ SAN     ?=
 CFLAGS  ?= $(OPT) -g
 BASIC_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-missing-field-initializers \
                  -MMD -MP
-BASIC_LDLIBS  := -lzstd -lm -lpthread
+BASIC_LDLIBS  := -lzstd -lm -lpthread -ldl
 
 # trace-cmd .dat support through libtracecmd, when the -dev package is installed
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtracefs libtraceevent 2>/dev/null)
@@ -78,8 +78,35 @@ check: tests
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" tests
 
+# `make install PREFIX=dir`: the binary, the policy plug-in header and its
+# pkg-config file (docs/policies.md).  A plug-in links against nothing of
+# wblab: the API reaches it as a function table, so no library is installed.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+install: $(BUILD)/wblab install-headers
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/wblab $(DESTDIR)$(PREFIX)/bin/wblab
+
+# The example policy plug-ins, built against the header as installed (into
+# $(BUILD)/stage unless EXAMPLES_PREFIX names an installed wblab).
+EXAMPLES_PREFIX ?= $(abspath $(BUILD)/stage)
+EXAMPLE_SRC := $(wildcard examples/policies/*.c)
+EXAMPLE_SO  := $(EXAMPLE_SRC:.c=.so)
+$(EXAMPLES_PREFIX)/lib/pkgconfig/wblab-policy.pc: include/wblab/policy.h wblab-policy.pc.in
+	$(MAKE) --no-print-directory install-headers PREFIX=$(EXAMPLES_PREFIX)
+install-headers:
+	install -d $(DESTDIR)$(PREFIX)/include/wblab $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/wblab/policy.h $(DESTDIR)$(PREFIX)/include/wblab/policy.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/.*WBLAB_VERSION "\(.*\)".*/\1/p' src/util/util.h)|' \
+	    wblab-policy.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/wblab-policy.pc
+examples/policies/%.so: examples/policies/%.c $(EXAMPLES_PREFIX)/lib/pkgconfig/wblab-policy.pc
+	$(CC) -std=c11 -Wall -Wextra -Werror -O2 -shared -fPIC -fvisibility=hidden \
+	    $$(PKG_CONFIG_PATH=$(EXAMPLES_PREFIX)/lib/pkgconfig pkg-config --cflags wblab-policy) -o $@ $<
+examples: $(EXAMPLE_SO)
+
 clean:
 	rm -rf build build-asan build-fuzz
+	rm -f $(EXAMPLE_SO)
 
-.PHONY: all tests check asan clean FORCE
+.PHONY: all tests check asan clean install install-headers examples FORCE
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -6,6 +6,7 @@
 #include "sim_matrix.h"
 #include "sim_options.h"
 #include "../sim/sim.h"
+#include "../throttle/policy.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
 
@@ -25,21 +26,45 @@ const char sim_matrix_usage[] =
 	"                      comments, blank lines), each expanded as below\n"
 	"      --shard I/N     only the I-th of N slices of the (case, model) jobs:\n"
 	"                      N shards together run every job exactly once\n"
+	"      --policy FILE   also run the policy plug-in FILE (a .so built against\n"
+	"                      wblab/policy.h) as the kernel policy-NAME, alone when\n"
+	"                      no -k is given (docs/policies.md)\n"
 	"  -q, --quiet         no progress line on a terminal\n";
+
+/* The --policy plug-in's model joins the list unless it is named in it. */
+static int add_policy(struct sim_matrix *m)
+{
+	const struct throttle_model *pm = policy_model();
+	if (!pm)
+		return 0;
+	for (int i = 0; i < m->nm; i++)
+		if (m->models[i] == pm)
+			return 0;
+	if (m->nm == SIM_MAX_MODELS) {
+		wb_error("too many kernel models");
+		return -1;
+	}
+	m->models[m->nm++] = pm;
+	return 0;
+}
 
 static int parse_kernels(struct sim_matrix *m, const char *arg)
 {
 	char list[512];
-	snprintf(list, sizeof(list), "%s", arg);
 	m->nm = 0;
+	if (!arg)
+		return add_policy(m);
+	snprintf(list, sizeof(list), "%s", arg);
 	if (strcmp(list, "all") == 0) {
 		for (const struct throttle_model *const *t = throttle_models(); *t; t++)
 			if (!(*t)->alias_of && m->nm < SIM_MAX_MODELS)
 				m->models[m->nm++] = *t;
-		return 0;
+		return add_policy(m);
 	}
 	for (char *save = NULL, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
 		const struct throttle_model *t = throttle_lookup(k);
+		if (!t && policy_model() && strcmp(k, policy_model()->name) == 0)
+			t = policy_model();
 		if (!t) {
 			wb_error("unknown kernel model '%s' (see 'wblab sim --help')", k);
 			return -1;
@@ -54,7 +79,7 @@ static int parse_kernels(struct sim_matrix *m, const char *arg)
 		wb_error("--kernel: empty list");
 		return -1;
 	}
-	return 0;
+	return add_policy(m);
 }
 
 static int parse_shard(struct sim_matrix *m, const char *arg)
@@ -70,7 +95,7 @@ static int parse_shard(struct sim_matrix *m, const char *arg)
 	return 0;
 }
 
-enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD, O_TFMT };
+enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD, O_TFMT, O_POLICY };
 
 int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 {
@@ -82,10 +107,11 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 		{ "trace-format", required_argument, NULL, O_TFMT },
 		{ "cases-from", required_argument, NULL, O_CASES },
 		{ "shard", required_argument, NULL, O_SHARD }, { "quiet", no_argument, NULL, 'q' },
+		{ "policy", required_argument, NULL, O_POLICY },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *kernels = "3.1-vanilla,3.2-ioless";
-	char err[512];
+	const char *kernels = NULL;
+	char err[4600];
 	memset(m, 0, sizeof(*m));
 	m->out = "results";
 	m->runtime = 300;
@@ -129,6 +155,12 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 			if (parse_shard(m, optarg))
 				return -1;
 			break;
+		case O_POLICY:
+			if (!policy_load(optarg, err, sizeof(err))) {
+				wb_error("%s", err);
+				return -1;
+			}
+			break;
 		case O_CASES:
 			if (case_expand_file(optarg, &m->cases, err, sizeof(err))) {
 				wb_error("--cases-from %s", err);
@@ -150,6 +182,8 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 		wb_error("%s: no CASE (see 'wblab %s --help')", argv[0], argv[0]);
 		return -1;
 	}
+	if (!kernels && !policy_model())
+		kernels = "3.1-vanilla,3.2-ioless";
 	return parse_kernels(m, kernels);
 }
 
@@ -163,8 +197,14 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 		return NULL;
 	v[n++] = strdup("wblab");
 	v[n++] = strdup("sim");
-	v[n++] = strdup("-k");
-	v[n++] = strdup(j->kernel_name);
+	if (j->model->plugin_path) {
+		/* --policy alone runs exactly the plug-in */
+		v[n++] = strdup("--policy");
+		v[n++] = strdup(j->model->plugin_path);
+	} else {
+		v[n++] = strdup("-k");
+		v[n++] = strdup(j->kernel_name);
+	}
 	snprintf(num, sizeof(num), "%.17g", m->runtime);
 	v[n++] = strdup("-t");
 	v[n++] = strdup(num);

@@ -150,7 +150,11 @@ int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 int sim_run(struct sim *s, double seconds)
 {
 	s->end = (ktime_t)(seconds * (double)NSEC_PER_SEC);
-	return sim_run_events(s);
+	if (sim_run_events(s))
+		return -1;
+	if (s->model->finish)
+		s->model->finish(s);
+	return s->error[0] ? -1 : 0;
 }
 
 void sim_destroy(struct sim *s)

@@ -35,6 +35,9 @@ static void write_params(const struct sim_job *j, FILE *f)
 		   "runtime = %g\n",
 		WBLAB_VERSION, j->kernel_name, j->model->name, j->c.group, j->c.name,
 		(unsigned long long)j->seed, j->runtime);
+	if (j->model->plugin_path)
+		fprintf(f, "policy = %s\npolicy_fnv1a64 = %016llx\n", j->model->plugin_path,
+			(unsigned long long)j->model->plugin_hash);
 	params_write(j->p, f);
 }
 
@@ -77,8 +80,9 @@ int simulate_one(const struct sim_job *j)
 	}
 	s->stats = st;
 	if (sim_run(s, j->runtime)) {
-		wb_error("%s/%s under %s: model invariant broken at %.6f s: %s", j->c.group,
-			 j->c.name, j->model->name, (double)s->now / 1e9, s->error);
+		wb_error("%s/%s under %s: %s at %.6f s: %s", j->c.group, j->c.name, j->model->name,
+			 j->model->plugin_path ? "policy contract violated" : "model invariant broken",
+			 (double)s->now / 1e9, s->error);
 		goto abort;
 	}
 	sim_stats(s, st, j->runtime, &rd);

@@ -33,14 +33,25 @@
  * a floor threshold, and a bdi about to run out of dirty pages is pushed up
  * (the reserve area) so that its device does not go idle.
  */
+uint64_t bdi_setpoint_32(struct sim *s, const struct dirty_throttle_control *dtc)
+{
+	uint64_t freerun = dirty_freerun_ceiling(dtc->thresh, dtc->bg_thresh);
+	uint64_t limit = hard_dirty_limit(s, dtc->thresh);
+	return (freerun + limit) / 2;
+}
+
 uint64_t bdi_position_ratio(struct sim *s, const struct dirty_throttle_control *dtc)
+{
+	return bdi_position_ratio_at(s, dtc, bdi_setpoint_32(s, dtc));
+}
+
+uint64_t bdi_position_ratio_at(struct sim *s, const struct dirty_throttle_control *dtc,
+			       uint64_t setpoint)
 {
 	uint64_t thresh = dtc->thresh, dirty = dtc->dirty;
 	uint64_t bdi_thresh = dtc->wb_thresh, bdi_dirty = dtc->wb_dirty;
 	uint64_t write_bw = dtc->wb->avg_write_bandwidth;
-	uint64_t freerun = dirty_freerun_ceiling(thresh, dtc->bg_thresh);
 	uint64_t limit = hard_dirty_limit(s, thresh);
-	uint64_t setpoint = (freerun + limit) / 2;
 	if (dirty >= limit)
 		return 0;
 
@@ -133,15 +144,18 @@ uint64_t dirty_poll_interval(uint64_t dirty, uint64_t thresh)
 void bdi_update_dirty_ratelimit(struct sim *s, const struct dirty_throttle_control *gdtc,
 				uint64_t dirtied, uint64_t elapsed)
 {
+	bdi_update_dirty_ratelimit_at(s, gdtc, dirtied, elapsed, bdi_setpoint_32(s, gdtc),
+				      bdi_position_ratio(s, gdtc));
+}
+
+void bdi_update_dirty_ratelimit_at(struct sim *s, const struct dirty_throttle_control *gdtc,
+				   uint64_t dirtied, uint64_t elapsed, uint64_t setpoint, uint64_t pos)
+{
 	struct bdi *bdi = gdtc->wb;
 	uint64_t dirty = gdtc->dirty;
-	uint64_t freerun = dirty_freerun_ceiling(gdtc->thresh, gdtc->bg_thresh);
-	uint64_t limit = hard_dirty_limit(s, gdtc->thresh);
-	uint64_t setpoint = (freerun + limit) / 2;
 	uint64_t rl = bdi->dirty_ratelimit;
 	uint64_t write_bw = bdi->avg_write_bandwidth;
 	uint64_t dirty_rate = (dirtied - bdi->dirtied_stamp) * s->p.hz / elapsed;
-	uint64_t pos = bdi_position_ratio(s, gdtc);
 	uint64_t task_rl = ((rl * pos) >> RATELIMIT_CALC_SHIFT) + 1;
 	uint64_t balanced = task_rl * write_bw / (dirty_rate | 1);
 	uint64_t prev = bdi->balanced_dirty_ratelimit, x, step = 0;
@@ -229,7 +243,8 @@ static uint64_t clamp_u64(uint64_t v, uint64_t lo, uint64_t hi)
  * lands near half of max_pause: polling often costs CPU, polling rarely makes
  * long, jerky sleeps.
  */
-static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages_dirtied)
+void balance_dirty_pages_32_hooked(struct sim *s, struct task *t, uint64_t pages_dirtied,
+				   const struct bdp32_hooks *h)
 {
 	struct bdi *bdi = t->inode->bdi;
 	struct dirty_throttle_control gdtc = { .wb = bdi };
@@ -256,20 +271,25 @@ static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages
 
 		max_pause = bdi_max_pause(s, bdi, gdtc.wb_dirty);
 		rl = bdi->dirty_ratelimit;
-		gdtc.pos_ratio = bdi_position_ratio(s, &gdtc);
+		gdtc.pos_ratio = h ? h->position_ratio(s, &gdtc) : bdi_position_ratio(s, &gdtc);
 		uint64_t task_rl = (rl * gdtc.pos_ratio) >> RATELIMIT_CALC_SHIFT;
 		struct bdp_trace tr = { &gdtc, rl, task_rl, pages_dirtied, 0, start_time };
+		/* (the clamp cannot turn a pause into 0, so it may come before the test) */
 		if (!task_rl) {
 			pause = max_pause;
 		} else {
 			pause = s->p.hz * pages_dirtied / task_rl;
-			if (pause == 0) {
-				trace_bdp(s, t, bdi, &tr);
-				pause = 1;    /* marker: keeps the poll interval from resetting */
-				break;
-			}
 			if (pause > max_pause)
 				pause = max_pause;
+		}
+		if (h) {
+			struct bdp32_pass ps = { &gdtc, rl, task_rl, pages_dirtied, max_pause, pause };
+			pause = h->pause(s, t, &ps);
+		}
+		if (task_rl && pause == 0) {
+			trace_bdp(s, t, bdi, &tr);
+			pause = 1;    /* marker: keeps the poll interval from resetting */
+			break;
 		}
 		tr.pause = pause;
 		if (s->p.debug_checks && pause > max_pause_jiffies(s))
@@ -324,7 +344,18 @@ uint64_t ioless_pages_before_check(struct sim *s, struct task *t)
 
 /* balance_dirty_pages_ratelimited_nr, 3.2 (docs/throttling-model.md, 3.2
  * entry: the poll interval) */
+static void balance_dirty_pages_32(struct sim *s, struct task *t, uint64_t pages_dirtied)
+{
+	balance_dirty_pages_32_hooked(s, t, pages_dirtied, NULL);
+}
+
 void ioless_ratelimited(struct sim *s, struct task *t, uint64_t nr)
+{
+	ioless_entry(s, t, nr, balance_dirty_pages_32);
+}
+
+void ioless_entry(struct sim *s, struct task *t, uint64_t nr,
+		  void (*bdp)(struct sim *s, struct task *t, uint64_t pages_dirtied))
 {
 	uint64_t limit = nr_dirtied_limit(t);
 	uint64_t *p = &s->bdp_ratelimits[t->th.cpu];
@@ -339,7 +370,7 @@ void ioless_ratelimited(struct sim *s, struct task *t, uint64_t nr)
 		}
 	}
 	if (t->nr_dirtied >= limit)
-		balance_dirty_pages_32(s, t, t->nr_dirtied);
+		bdp(s, t, t->nr_dirtied);
 }
 
 THROTTLE_MODEL(throttle_32_ioless) = {

@@ -47,6 +47,12 @@ struct throttle_model {
 	/* the model this one repeats under another name (the seed's kernel
 	 * names); `-k all` runs the original only */
 	const char *alias_of;
+	/* the end of a run (NULL if none): a last check, may set s->error */
+	void (*finish)(struct sim *s);
+	/* a policy plug-in's model (src/throttle/policy.c): the .so's absolute path
+	 * and FNV-1a hash, NULL / 0 for built-in models */
+	const char *plugin_path;
+	uint64_t plugin_hash;
 };
 
 /* Defines a model and registers it: the build collects every line starting
