@@ -329,6 +329,8 @@ struct builder {
 	int base_arg;
 	int nno_metric, nno_field;
 	char *first_no_metric;
+	int *pos;              /* pos[met-order column] = printed column */
+	struct strvec file_order;   /* from a DIR's CMP_ORDER_FILE */
 	char *err;
 	size_t errlen;
 };
@@ -449,10 +451,100 @@ static void fold_cell(struct cmp_cell *c, const struct sample *s, int n)
 	c->stddev = n > 1 ? sqrt(m2 / (n - 1)) : 0;
 }
 
-/* Remaps column c so the baseline column is 0 and the rest keep their order. */
-static int remap(int c, int base)
+/* Splits "a,b,c" into v (empty parts dropped). */
+static void split_list(const char *s, struct strvec *v)
 {
-	return c == base ? 0 : c < base ? c + 1 : c;
+	char *copy = xstrdup(s);
+	for (char *save = NULL, *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		sv_push(v, xstrdup(p));
+	free(copy);
+}
+
+/* The first DIR argument holding CMP_ORDER_FILE with a line for the field
+ * gives the recorded order.  0, or -1 with err set (malformed file). */
+static int load_order_file(struct builder *b, const char *const *dirs, int ndirs)
+{
+	for (int i = 0; i < ndirs; i++) {
+		char *path = xprintf("%s/%s", dirs[i], CMP_ORDER_FILE);
+		if (!entry_exists(path)) {
+			free(path);
+			continue;
+		}
+		struct kvfile f;
+		int rc = kvf_load(&f, path, b->err, b->errlen);
+		const struct kv *e = rc ? NULL : kvf_get(&f, b->field);
+		if (e) {
+			split_list(e->val, &b->file_order);
+		}
+		kvf_free(&f);
+		free(path);
+		if (rc)
+			return -1;
+		if (e)
+			return 0;
+	}
+	return 0;
+}
+
+static void list_cols(const struct strvec *cols, char *buf, size_t n);
+
+/* Printed order: met order with the first DIR's first value first; then
+ * --order (or the root's recorded order) moves its values to the front,
+ * and --baseline moves its value before all.  Fills b->pos. */
+static int order_columns(struct builder *b)
+{
+	int n = b->cols.n, k = 0;
+	int *seq = xrealloc(NULL, (size_t)n * sizeof(int));
+	char *used = xrealloc(NULL, (size_t)n);
+	memset(used, 0, (size_t)n);
+	char list[1024];
+	const char *bad = NULL, *what = NULL;
+	if (b->o->baseline) {
+		int c = sv_find(&b->cols, b->o->baseline);
+		if (c < 0) {
+			bad = b->o->baseline;
+			what = "--baseline";
+		} else {
+			seq[k++] = c;
+			used[c] = 1;
+		}
+	}
+	for (int i = 0; i < b->o->norder && !bad; i++) {
+		int c = sv_find(&b->cols, b->o->order[i]);
+		if (c < 0) {
+			bad = b->o->order[i];
+			what = "--order";
+		} else if (!used[c]) {
+			seq[k++] = c;
+			used[c] = 1;
+		}
+	}
+	for (int i = 0; i < b->file_order.n && !b->o->norder; i++) {
+		int c = sv_find(&b->cols, b->file_order.v[i]);
+		if (c >= 0 && !used[c]) {
+			seq[k++] = c;
+			used[c] = 1;
+		}
+	}
+	if (!used[b->base_col] && !b->o->norder && !b->file_order.n) {
+		seq[k++] = b->base_col;
+		used[b->base_col] = 1;
+	}
+	for (int c = 0; c < n; c++)
+		if (!used[c])
+			seq[k++] = c;
+	if (bad) {
+		list_cols(&b->cols, list, sizeof(list));
+		snprintf(b->err, b->errlen, "%s: no %s '%s' among the results (%s)", what, b->field,
+			 bad, list);
+	} else {
+		b->pos = xrealloc(NULL, (size_t)n * sizeof(int));
+		for (int i = 0; i < n; i++)
+			b->pos[seq[i]] = i;
+	}
+	free(seq);
+	free(used);
+	return bad ? -1 : 0;
 }
 
 static void fold_rows(struct builder *b, struct cmp_table *t)
@@ -469,7 +561,7 @@ static void fold_rows(struct builder *b, struct cmp_table *t)
 			int l = k;
 			while (l < j && b->s[l].col == b->s[k].col)
 				l++;
-			fold_cell(&cells[remap(b->s[k].col, b->base_col)], &b->s[k], l - k);
+			fold_cell(&cells[b->pos[b->s[k].col]], &b->s[k], l - k);
 			present++;
 			k = l;
 		}
@@ -525,6 +617,11 @@ static void list_names(const struct strvec *names, char *buf, size_t n)
 	}
 }
 
+static void list_cols(const struct strvec *cols, char *buf, size_t n)
+{
+	list_names(cols, buf, n);
+}
+
 static int finish(struct builder *b, struct cmp_table **out, int nfound)
 {
 	if (b->ns == 0 && b->names.n && b->nno_metric) {
@@ -543,6 +640,8 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 			 : "no result directories (with a stats file) found", nfound);
 		return CMP_EEMPTY;
 	}
+	if (order_columns(b))
+		return CMP_EUSAGE;
 	struct cmp_table *t = xrealloc(NULL, sizeof(*t));
 	memset(t, 0, sizeof(*t));
 	t->field = xstrdup(b->field);
@@ -550,7 +649,7 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	t->ncols = b->cols.n;
 	t->cols = xrealloc(NULL, (size_t)t->ncols * sizeof(char *));
 	for (int c = 0; c < t->ncols; c++)
-		t->cols[remap(c, b->base_col)] = xstrdup(b->cols.v[c]);
+		t->cols[b->pos[c]] = xstrdup(b->cols.v[c]);
 	t->want_stddev = b->o->stddev;
 	t->want_geomean = b->o->geomean;
 	t->nresults = b->ns;
@@ -594,6 +693,8 @@ static void builder_free(struct builder *b)
 		free(b->s[i].key);
 	free(b->s);
 	free(b->first_no_metric);
+	free(b->pos);
+	sv_free(&b->file_order);
 	sv_free(&b->cols);
 	sv_free(&b->names);
 	sv_free(&b->notes);
@@ -625,6 +726,8 @@ int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 	/* all results of all DIRs in one sorted order; arg breaks ties */
 	if (found.n)
 		qsort(found.v, (size_t)found.n, sizeof(*found.v), cmp_found);
+	if (rc == CMP_OK && load_order_file(&b, dirs, ndirs))
+		rc = CMP_EINPUT;
 	for (int i = 0; i < found.n && rc == CMP_OK; i++)
 		if (add_result(&b, found.v[i].path, found.v[i].arg))
 			rc = CMP_EINPUT;

@@ -33,7 +33,14 @@ struct cmp_options {
 	int nvgrep;
 	int stddev;                   /* text: append " ±x%" to each cell */
 	int geomean;                  /* all formats: add the GEOMEAN row */
+	const char *baseline;         /* NULL: see docs/compare.md; else this column first */
+	const char *const *order;     /* these columns first, in this order (then the rest) */
+	int norder;
 };
+
+/* The file at a result root that records its column order, one
+ * "FIELD = V1,V2,..." line per field (written by `wblab seed`). */
+#define CMP_ORDER_FILE ".wblab-order"
 
 /* One (case, column) cell: the mean of its runs.  runs == 0: missing. */
 struct cmp_cell {

@@ -163,6 +163,19 @@ static int write_file_tables(const char *out, char **dirs)
 	return 0;
 }
 
+/* Records the seed's column order at the root, so that `wblab compare OUT`
+ * puts vanilla first as this command's own table does. */
+static int write_order(const char *out)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/%s", out, CMP_ORDER_FILE);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "kernel = %s,%s\n", seed_kernels[0], seed_kernels[1]);
+	return fclose(f) ? -1 : 0;
+}
+
 static int run_seed(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -236,6 +249,9 @@ static int run_seed(int argc, char **argv)
 	}
 	if (simulate_all(js, 2 * NSEED, (int)jobs, 1))
 		return 1;
+	if (write_order(out))
+		wb_error("cannot write %s/%s (compare of the root will order columns by name)", out,
+			 CMP_ORDER_FILE);
 	char *dirs[2 * NSEED];
 	result_dirs(out, js, 0, dirs);
 	result_dirs(out, js, 1, dirs + NSEED);

@@ -86,6 +86,26 @@ check_cmd "--geomean" cmp "$DATA/repeats-geomean.golden" <("$WBLAB" compare --ge
 out=$("$WBLAB" compare -c run -g 'A$' "$R" 2>/dev/null)
 check_cmd "-c run: runs as columns" grep -q '^                  100.00       +10.0%       110.00       -10.0%        90.00  thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-A$' <<<"$out"
 
+# --- --baseline, --order, a root's recorded order, options after DIR ---
+check_cmd "--baseline B" cmp "$DATA/repeats-baseline.golden" <("$WBLAB" compare --baseline B "$R")
+check_cmd "options after DIR" cmp "$DATA/repeats-baseline.golden" <("$WBLAB" compare "$R" --baseline B)
+check_cmd "--order on -c fs" cmp "$DATA/fs-order.golden" <("$WBLAB" compare "$F" -c fs --order xfs,ext4)
+check_cmd "--order then --baseline" bash -c "'$WBLAB' compare -c fs --order xfs,ext4 --baseline btrfs '$F' | head -1 | grep -q '^ *btrfs  *xfs  *ext4  *ext3  \$'"
+"$WBLAB" compare --baseline C "$R" >"$T/o" 2>"$T/e"; rc=$?
+check_cmd "--baseline not among the values exits 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"\-\-baseline: no kernel 'C' among the results (A B)\" '$T/e' && [ ! -s '$T/o' ]"
+"$WBLAB" compare --order A,Z "$R" >/dev/null 2>"$T/e"; rc=$?
+check_cmd "--order value not among the values exits 2" bash -c "[ $rc -eq 2 ] && grep -q \"no kernel 'Z'\" '$T/e'"
+check_cmd "the seed root's recorded order: vanilla first" bash -c "
+	printf 'kernel = 3.1.0-rc8-vanilla+,3.1.0-rc8-nfs-wq4+\n' >'$T/one/.wblab-order' &&
+	cmp '$DATA/seed-table.golden' <('$WBLAB' compare '$T/one')"
+check_cmd "--order overrides the recorded order" \
+	bash -c "'$WBLAB' compare --order 3.1.0-rc8-nfs-wq4+ '$T/one' | head -1 | grep -q '^      3.1.0-rc8-nfs-wq4+'"
+printf 'kernel = 3.1.0-rc8-vanilla+\nkernel\n' >"$T/one/.wblab-order"
+"$WBLAB" compare "$T/one" >/dev/null 2>"$T/e"; rc=$?
+check_cmd "malformed order file: file and line, exit 1" bash -c "[ $rc -eq 1 ] && grep -q '.wblab-order:2:' '$T/e'"
+rm "$T/one/.wblab-order"
+
 # --- params key as the field ---
 P=$T/params
 mkres "$P/a" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 sim 1 10
