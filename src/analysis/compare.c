@@ -316,6 +316,7 @@ struct sample {
 	char *key;
 	int col;
 	double v;
+	int na;                /* the result did not measure the metric */
 };
 
 struct builder {
@@ -327,7 +328,7 @@ struct builder {
 	int ns, cap;
 	int base_col;          /* column of the first kept result of the first DIR */
 	int base_arg;
-	int nno_metric, nno_field;
+	int nno_metric, nno_field, nmeasured;
 	char *first_no_metric;
 	int *pos;              /* pos[met-order column] = printed column */
 	struct strvec file_order;   /* from a DIR's CMP_ORDER_FILE */
@@ -353,8 +354,10 @@ static int selected(const struct builder *b, const char *key, const char *name)
 	return 1;
 }
 
-static void add_sample(struct builder *b, char *key, const char *colname, double v, int arg)
+static void add_sample(struct builder *b, char *key, const char *colname, double v, int arg,
+		       int na)
 {
+	b->nmeasured += !na;
 	int col = sv_find(&b->cols, colname);
 	if (col < 0) {
 		col = b->cols.n;
@@ -368,7 +371,7 @@ static void add_sample(struct builder *b, char *key, const char *colname, double
 		b->cap = b->cap ? 2 * b->cap : 64;
 		b->s = xrealloc(b->s, (size_t)b->cap * sizeof(*b->s));
 	}
-	b->s[b->ns++] = (struct sample){ key, col, v };
+	b->s[b->ns++] = (struct sample){ key, col, v, na };
 }
 
 /* Reads one result dir into a sample (or skips it); 0, or -1 with err set. */
@@ -399,8 +402,10 @@ static int add_result(struct builder *b, const char *dir, int arg)
 			b->first_no_metric = xstrdup(dir);
 		b->nno_metric++;
 		rc = 0;
+		add_sample(b, key, val, 0, arg, 1);
+		key = NULL;
 	} else if (rc == 0) {
-		add_sample(b, key, val, v, arg);
+		add_sample(b, key, val, v, arg, 0);
 		key = NULL;
 	}
 out:
@@ -441,11 +446,17 @@ static int cmp_sample(const void *a, const void *b)
 static void fold_cell(struct cmp_cell *c, const struct sample *s, int n)
 {
 	double mean = 0, m2 = 0;
+	int k = 0;
 	for (int i = 0; i < n; i++) {
+		if (s[i].na)
+			continue;
 		double d = s[i].v - mean;
-		mean += d / (i + 1);
+		k++;
+		mean += d / k;
 		m2 += d * (s[i].v - mean);
 	}
+	n = k;
+	c->na = n == 0;
 	c->runs = n;
 	c->mean = mean;
 	c->stddev = n > 1 ? sqrt(m2 / (n - 1)) : 0;
@@ -584,7 +595,15 @@ static void summarize(struct cmp_table *t)
 	for (int c = 0; c < t->ncols; c++)
 		t->total[c] = t->geomean[c] = logsum[c] = 0;
 	for (int r = 0; r < t->nrows; r++) {
-		int all_pos = 1;
+		int all_pos = 1, na = 0;
+		for (int c = 0; c < t->ncols; c++)
+			na |= t->rows[r].cells[c].na;
+		/* a row some column did not measure is in neither sum: like with like */
+		if (na) {
+			t->nna++;
+			continue;
+		}
+		t->ntotal++;
 		for (int c = 0; c < t->ncols; c++) {
 			const struct cmp_cell *x = &t->rows[r].cells[c];
 			t->total[c] += x->runs ? x->mean : 0;
@@ -624,7 +643,7 @@ static void list_cols(const struct strvec *cols, char *buf, size_t n)
 
 static int finish(struct builder *b, struct cmp_table **out, int nfound)
 {
-	if (b->ns == 0 && b->names.n && b->nno_metric) {
+	if (b->nmeasured == 0 && b->nno_metric) {
 		char list[1400];
 		list_names(&b->names, list, sizeof(list));
 		snprintf(b->err, b->errlen, "unknown metric '%s'; available: %s", b->metric, list);
@@ -656,17 +675,23 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	fold_rows(b, t);
 	summarize(t);
 	if (b->nno_metric)
-		sv_push(&b->notes, xprintf("%d result(s) have no '%s' in stats and were left out "
-					   "(first: %s)", b->nno_metric, b->metric, b->first_no_metric));
+		sv_push(&b->notes, xprintf("%d result(s) did not measure '%s' (no such line in "
+					   "stats; first: %s): shown as n/a", b->nno_metric, b->metric,
+					   b->first_no_metric));
+	if (t->nna)
+		sv_push(&b->notes, xprintf("TOTAL and GEOMEAN leave out %d of %d rows (a column "
+					   "has n/a there)%s", t->nna, t->nrows,
+					   t->ntotal ? "" : ": both are n/a"));
 	if (b->nno_field)
 		sv_push(&b->notes, xprintf("%d result(s) have no '%s' in meta or params and were "
 					   "left out", b->nno_field, b->field));
 	if (t->nsingle)
 		sv_push(&b->notes, xprintf("%d case(s) exist under one %s only and are not shown",
 					   t->nsingle, b->field));
-	if (t->want_geomean && t->ngeomean < t->nrows)
-		sv_push(&b->notes, xprintf("GEOMEAN covers %d of %d rows (the others have a missing "
-					   "or non-positive cell)", t->ngeomean, t->nrows));
+	if (t->want_geomean && t->ngeomean < t->nrows - t->nna)
+		sv_push(&b->notes, xprintf("GEOMEAN covers %d of %d rows (the others have a missing%s "
+					   "or non-positive cell)", t->ngeomean, t->nrows,
+					   t->nna ? ", n/a" : ""));
 	t->notes = b->notes.v;
 	t->nnotes = b->notes.n;
 	memset(&b->notes, 0, sizeof(b->notes));
@@ -765,7 +790,15 @@ int cmp_change(double base, double v, double *pct)
 	if (base == 0 || v == 0)
 		return 0;
 	*pct = 100.0 * (v - base) / base;
+	/* below the printed 0.1 % it is no change, never "-0.0%" */
+	if (fabs(*pct) < 0.05)
+		*pct = 0;
 	return 1;
+}
+
+int cmp_summary_na(const struct cmp_table *t)
+{
+	return t->ntotal == 0 && t->nna > 0;
 }
 
 int cmp_parse_format(const char *s, enum cmp_format *fmt)
@@ -798,10 +831,12 @@ static void text_stddev(FILE *f, const struct cmp_cell *c)
 /* A cell is 24 columns: baseline or no-percent "%24.2f", else
  * "%+10.1f%% %12.2f"; then the optional stddev, then two spaces. */
 static void text_cell(FILE *f, const struct cmp_table *t, int col, double base, double v,
-		      const struct cmp_cell *c)
+		      const struct cmp_cell *c, int na, int base_na)
 {
 	double pct;
-	if (col > 0 && cmp_change(base, v, &pct))
+	if (na)
+		fprintf(f, "%24s", "n/a");
+	else if (col > 0 && !base_na && cmp_change(base, v, &pct))
 		fprintf(f, "%+10.1f%% %12.2f", pct, v);
 	else
 		fprintf(f, "%24.2f", v);
@@ -812,8 +847,9 @@ static void text_cell(FILE *f, const struct cmp_table *t, int col, double base, 
 
 static void text_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
 {
+	int na = cmp_summary_na(t);
 	for (int c = 0; c < t->ncols; c++)
-		text_cell(f, t, c, v[0], v[c], NULL);
+		text_cell(f, t, c, v[0], v[c], NULL, na, na);
 	fprintf(f, "%s %s\n", label, t->metric);
 }
 
@@ -829,7 +865,8 @@ static void write_text(const struct cmp_table *t, FILE *f)
 	for (int r = 0; r < t->nrows; r++) {
 		const struct cmp_row *row = &t->rows[r];
 		for (int c = 0; c < t->ncols; c++)
-			text_cell(f, t, c, row->cells[0].mean, row->cells[c].mean, &row->cells[c]);
+			text_cell(f, t, c, row->cells[0].mean, row->cells[c].mean, &row->cells[c],
+				  row->cells[c].na, row->cells[0].na);
 		fprintf(f, "%s\n", row->key);
 	}
 	text_summary(f, t, t->total, "TOTAL");
@@ -853,7 +890,7 @@ static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp
 	fputc('\t', f);
 	tsv_str(f, col);
 	if (!c->runs) {
-		fputs("\t\t\t0\t\n", f);
+		fputs(c->na ? "\tn/a\t\t0\t\n" : "\t\t\t0\t\n", f);
 		return;
 	}
 	fprintf(f, "\t%.10g\t", c->mean);
@@ -873,6 +910,10 @@ static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, con
 		tsv_str(f, key);
 		fputc('\t', f);
 		tsv_str(f, t->cols[c]);
+		if (cmp_summary_na(t)) {
+			fputs("\tn/a\t\t\t\n", f);
+			continue;
+		}
 		fprintf(f, "\t%.10g\t\t\t", v[c]);
 		if (c > 0 && cmp_change(v[0], v[c], &pct))
 			fprintf(f, "%.10g", pct);
@@ -887,7 +928,7 @@ static void write_tsv(const struct cmp_table *t, FILE *f)
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++)
 			tsv_line(f, t->rows[r].key, t->cols[c], &t->rows[r].cells[c],
-				 t->rows[r].cells[0].mean, c == 0);
+				 t->rows[r].cells[0].mean, c == 0 || t->rows[r].cells[0].na);
 	tsv_summary(f, t, t->total, "TOTAL");
 	if (t->want_geomean)
 		tsv_summary(f, t, t->geomean, "GEOMEAN");
@@ -918,7 +959,7 @@ static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_bas
 {
 	double pct;
 	if (!c->runs) {
-		fputs("null", f);
+		fputs(c->na ? "\"n/a\"" : "null", f);
 		return;
 	}
 	fputs("{\"mean\": ", f);
@@ -934,15 +975,16 @@ static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_bas
 static void json_summary(FILE *f, const struct cmp_table *t, const char *name, const double *v)
 {
 	double pct;
+	int na = cmp_summary_na(t);
 	fprintf(f, ",\n  \"%s\": {\"values\": [", name);
 	for (int c = 0; c < t->ncols; c++) {
 		fputs(c ? ", " : "", f);
-		json_num(f, v[c]);
+		na ? (void)fputs("\"n/a\"", f) : json_num(f, v[c]);
 	}
 	fputs("], \"change_pct\": [", f);
 	for (int c = 0; c < t->ncols; c++) {
 		fputs(c ? ", " : "", f);
-		c > 0 && cmp_change(v[0], v[c], &pct) ? json_num(f, pct) : (void)fputs("null", f);
+		!na && c > 0 && cmp_change(v[0], v[c], &pct) ? json_num(f, pct) : (void)fputs("null", f);
 	}
 	fputs("]}", f);
 }
@@ -965,7 +1007,8 @@ static void write_json(const struct cmp_table *t, FILE *f)
 		fputs(", \"cells\": [", f);
 		for (int c = 0; c < t->ncols; c++) {
 			fputs(c ? ", " : "", f);
-			json_cell(f, &t->rows[r].cells[c], t->rows[r].cells[0].mean, c == 0);
+			json_cell(f, &t->rows[r].cells[c], t->rows[r].cells[0].mean,
+				  c == 0 || t->rows[r].cells[0].na);
 		}
 		fputs("]}", f);
 	}
@@ -975,6 +1018,8 @@ static void write_json(const struct cmp_table *t, FILE *f)
 		json_summary(f, t, "geomean", t->geomean);
 		fprintf(f, ",\n  \"geomean_rows\": %d", t->ngeomean);
 	}
+	if (t->nna)
+		fprintf(f, ",\n  \"na_rows\": %d", t->nna);
 	fprintf(f, ",\n  \"left_out_single\": %d\n}\n", t->nsingle);
 }
 

@@ -42,9 +42,12 @@ struct cmp_options {
  * "FIELD = V1,V2,..." line per field (written by `wblab seed`). */
 #define CMP_ORDER_FILE ".wblab-order"
 
-/* One (case, column) cell: the mean of its runs.  runs == 0: missing. */
+/* One (case, column) cell: the mean of its runs.  runs == 0: missing, or
+ * n/a when na is set (results exist, but none of them measured the metric:
+ * the key is absent from their stats). */
 struct cmp_cell {
 	int runs;
+	int na;
 	double mean;
 	double stddev;                /* sample stddev (n-1); 0 when runs < 2 */
 };
@@ -60,7 +63,10 @@ struct cmp_table {
 	char **cols;                  /* cols[0] is the baseline */
 	int nrows;
 	struct cmp_row *rows;         /* sorted by key (strcmp); each in >= 2 columns */
-	double *total;                /* [ncols] plain sums of the means, missing = 0 */
+	double *total;                /* [ncols] plain sums of the means, missing = 0,
+				       * over the rows without an n/a cell */
+	int ntotal;                   /* rows that went into total; 0 with nna: n/a */
+	int nna;                      /* rows with an n/a cell (out of total, geomean) */
 	double *geomean;              /* [ncols] over rows positive in every column */
 	int ngeomean;                 /* rows that went into geomean */
 	int want_stddev, want_geomean;
@@ -76,8 +82,12 @@ struct cmp_table {
 int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 	      struct cmp_table **out, char *err, size_t errlen);
 
-/* Percent change of v against base; 0 (no percent) when either is 0. */
+/* Percent change of v against base; 0 (no percent) when either is 0.
+ * |change| below 0.05 % is 0, so a table never shows "-0.0%". */
 int cmp_change(double base, double v, double *pct);
+
+/* 1 when TOTAL and GEOMEAN are n/a: every row has an n/a cell. */
+int cmp_summary_na(const struct cmp_table *t);
 
 /* Writes the table; returns 0, or -1 on a write error. */
 int cmp_write(const struct cmp_table *t, enum cmp_format fmt, FILE *f);

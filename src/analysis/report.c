@@ -383,7 +383,8 @@ static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row
 {
 	const struct cmp_cell *cell = &row->cells[c];
 	if (!cell->runs) {
-		fputs("<td class=\"num note\">missing</td>", f);
+		fputs(cell->na ? "<td class=\"num note\">n/a</td>" : "<td class=\"num note\">missing</td>",
+		      f);
 		if (c)
 			fputs("<td></td>", f);
 		return;
@@ -409,6 +410,10 @@ static void sum_row(FILE *f, const struct cmp_table *t, const struct metric *m, 
 	ESC(f, name);
 	fputs("</td>", f);
 	for (int c = 0; c < t->ncols; c++) {
+		if (cmp_summary_na(t)) {
+			fputs(c ? "<td class=\"num note\">n/a</td><td></td>" : "<td class=\"num note\">n/a</td>", f);
+			continue;
+		}
 		fprintf(f, "<td class=\"num\">%.2f</td>", v[c]);
 		double pct;
 		if (c && cmp_change(v[0], v[c], &pct))

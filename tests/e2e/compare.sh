@@ -128,6 +128,24 @@ mkres "$M" thresh=1G btrfs-1dd-4k-8p-4096M-1024M:10 B 1 99
 check_cmd "missing cells" cmp "$DATA/missing.golden" <("$WBLAB" compare "$M" 2>/dev/null)
 check_cmd "single-column case noted on stderr" bash -c "'$WBLAB' compare '$M' 2>&1 >/dev/null | grep -q '1 case(s) exist under one kernel only'"
 
+# --- n/a: a result that did not measure the metric (no line in stats) ---
+NA=$T/na
+mkres "$NA" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 3.1 1 10
+mkres "$NA" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 3.2 1 20 "pause_ms_p99 8"
+mkres "$NA" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 6.x 1 30 "pause_ms_p99 6"
+mkres "$NA" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 3.1 1 10 "pause_ms_p99 40"
+mkres "$NA" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 3.2 1 20 "pause_ms_p99 20"
+mkres "$NA" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 6.x 1 30 "pause_ms_p99 20.01"
+check_cmd "n/a cells, TOTAL over fully measured rows (text)" cmp "$DATA/na.golden" \
+	<("$WBLAB" compare -e pause_ms_p99 --geomean "$NA" 2>/dev/null)
+check_cmd "n/a as tsv" cmp "$DATA/na.tsv" <("$WBLAB" compare -e pause_ms_p99 --format tsv "$NA" 2>/dev/null)
+check_cmd "n/a as json" cmp "$DATA/na.json" <("$WBLAB" compare -e pause_ms_p99 --format json "$NA" 2>/dev/null)
+check_cmd "n/a noted on stderr" bash -c "'$WBLAB' compare -e pause_ms_p99 '$NA' 2>&1 >/dev/null | grep -q 'TOTAL and GEOMEAN leave out 1 of 2 rows'"
+check_cmd "a change below 0.05% is +0.0%, never -0.0%" bash -c "'$WBLAB' compare -e pause_ms_p99 --baseline 6.x '$NA' 2>/dev/null | grep -q '^ *20.01 *+99.9% *40.00 *+0.0% *20.00  thresh=1G/xfs'"
+out=$("$WBLAB" compare -e pause_ms_p99 -g ext4 "$NA" 2>/dev/null)
+check_cmd "every row n/a somewhere: TOTAL is n/a" grep -q '^ *n/a  *n/a  *n/a  TOTAL pause_ms_p99$' <<<"$out"
+check_cmd "report shows n/a" bash -c "'$WBLAB' report --no-graphs -o '$T/na.html' '$NA' >/dev/null 2>&1; grep -q '<td class=\"num note\">n/a</td>' '$T/na.html'"
+
 # --- errors ---
 "$WBLAB" compare -e no_such_metric "$S" >"$T/o" 2>"$T/e"; rc=$?
 check_cmd "unknown metric exits 2, one line listing names" \
