@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <gsl/gsl_cdf.h>
 #include "compare.h"
 #include "../result/result.h"
 #include "../util/util.h"
@@ -587,8 +588,64 @@ static void fold_rows(struct builder *b, struct cmp_table *t)
 	}
 }
 
+int cmp_welch(const struct cmp_cell *a, const struct cmp_cell *b, double *p)
+{
+	*p = 1;
+	if (a->runs < 2 || b->runs < 2)
+		return -1;
+	double va = a->stddev * a->stddev / a->runs, vb = b->stddev * b->stddev / b->runs;
+	if (va + vb == 0) {
+		*p = a->mean == b->mean ? 1 : 0;
+		return a->mean != b->mean;
+	}
+	double t = (b->mean - a->mean) / sqrt(va + vb);
+	double df = (va + vb) * (va + vb) /
+		    (va * va / (a->runs - 1) + vb * vb / (b->runs - 1));
+	*p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
+	return *p < 0.05;
+}
+
+static void test_cells(struct cmp_table *t)
+{
+	for (int r = 0; r < t->nrows; r++) {
+		struct cmp_cell *x = t->rows[r].cells;
+		x[0].sig = -1;
+		for (int c = 1; c < t->ncols; c++)
+			x[c].sig = cmp_welch(&x[0], &x[c], &x[c].p_value);
+	}
+}
+
+/* 95 % CI of each column's geomean ratio to the baseline, over the rows the
+ * geomean covers: exp(mean ± t(0.975, n-1) sd / sqrt n) of the log ratios. */
+static void geomean_ci(struct cmp_table *t)
+{
+	t->ci_lo = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
+	t->ci_hi = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
+	for (int c = 0; c < t->ncols; c++) {
+		double mean = 0, m2 = 0;
+		int n = 0;
+		for (int r = 0; r < t->nrows; r++) {
+			const struct cmp_cell *x = t->rows[r].cells;
+			int all_pos = 1;
+			for (int k = 0; k < t->ncols; k++)
+				all_pos &= x[k].runs > 0 && x[k].mean > 0 && !x[k].na;
+			if (!all_pos)
+				continue;
+			double l = log(x[c].mean / x[0].mean), d = l - mean;
+			n++;
+			mean += d / n;
+			m2 += d * (l - mean);
+		}
+		double half = n >= 2 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(m2 / (n - 1) / n) : 0;
+		t->ci_lo[c] = 100 * (exp(mean - half) - 1);
+		t->ci_hi[c] = 100 * (exp(mean + half) - 1);
+	}
+}
+
 static void summarize(struct cmp_table *t)
 {
+	test_cells(t);
+	geomean_ci(t);
 	t->total = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
 	t->geomean = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
 	double *logsum = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
@@ -780,6 +837,8 @@ void cmp_free(struct cmp_table *t)
 	free(t->cols);
 	free(t->total);
 	free(t->geomean);
+	free(t->ci_lo);
+	free(t->ci_hi);
 	free(t->field);
 	free(t->metric);
 	free(t);
@@ -842,7 +901,8 @@ static void text_cell(FILE *f, const struct cmp_table *t, int col, double base, 
 		fprintf(f, "%24.2f", v);
 	if (t->want_stddev)
 		text_stddev(f, c);
-	fputs("  ", f);
+	/* the first separator blank carries the significance marker */
+	fputs(!c || c->sig < 0 ? "  " : c->sig ? "* " : "~ ", f);
 }
 
 static void text_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
@@ -872,6 +932,15 @@ static void write_text(const struct cmp_table *t, FILE *f)
 	text_summary(f, t, t->total, "TOTAL");
 	if (t->want_geomean)
 		text_summary(f, t, t->geomean, "GEOMEAN");
+	if (t->want_geomean && t->ngeomean >= 2 && !cmp_summary_na(t)) {
+		fprintf(f, "%*s  ", w, "");
+		for (int c = 1; c < t->ncols; c++) {
+			char ci[64];
+			snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", t->ci_lo[c], t->ci_hi[c]);
+			fprintf(f, "%*s  ", w, ci);
+		}
+		fprintf(f, "CI95 GEOMEAN %s\n", t->metric);
+	}
 }
 
 /* ---- tsv: one line per (row, column) ---- */
@@ -890,7 +959,7 @@ static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp
 	fputc('\t', f);
 	tsv_str(f, col);
 	if (!c->runs) {
-		fputs(c->na ? "\tn/a\t\t0\t\n" : "\t\t\t0\t\n", f);
+		fputs(c->na ? "\tn/a\t\t0\t\t\t\n" : "\t\t\t0\t\t\t\n", f);
 		return;
 	}
 	fprintf(f, "\t%.10g\t", c->mean);
@@ -899,7 +968,10 @@ static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp
 	fprintf(f, "\t%d\t", c->runs);
 	if (!is_base && cmp_change(base, c->mean, &pct))
 		fprintf(f, "%.10g", pct);
-	fputc('\n', f);
+	if (!is_base && c->sig >= 0)
+		fprintf(f, "\t%.6g\t%d\n", c->p_value, c->sig);
+	else
+		fputs("\t\t\n", f);
 }
 
 static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
@@ -911,20 +983,21 @@ static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, con
 		fputc('\t', f);
 		tsv_str(f, t->cols[c]);
 		if (cmp_summary_na(t)) {
-			fputs("\tn/a\t\t\t\n", f);
+			fputs("\tn/a\t\t\t\t\t\n", f);
 			continue;
 		}
 		fprintf(f, "\t%.10g\t\t\t", v[c]);
 		if (c > 0 && cmp_change(v[0], v[c], &pct))
 			fprintf(f, "%.10g", pct);
-		fputc('\n', f);
+		fputs("\t\t\n", f);
 	}
 	free(key);
 }
 
 static void write_tsv(const struct cmp_table *t, FILE *f)
 {
-	fprintf(f, "key\t%s\t%s\tstddev\truns\tchange_pct\n", t->field, t->metric);
+	fprintf(f, "key\t%s\t%s\tstddev\truns\tchange_pct\tp_value\tsignificant\n", t->field,
+		t->metric);
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++)
 			tsv_line(f, t->rows[r].key, t->cols[c], &t->rows[r].cells[c],
@@ -968,6 +1041,11 @@ static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_bas
 	c->runs > 1 ? json_num(f, c->stddev) : (void)fputs("null", f);
 	fprintf(f, ", \"runs\": %d, \"change_pct\": ", c->runs);
 	!is_base && cmp_change(base, c->mean, &pct) ? json_num(f, pct) : (void)fputs("null", f);
+	if (!is_base && c->sig >= 0) {
+		fputs(", \"p_value\": ", f);
+		json_num(f, c->p_value);
+		fprintf(f, ", \"significant\": %s", c->sig ? "true" : "false");
+	}
 	fputc('}', f);
 }
 
@@ -1017,6 +1095,17 @@ static void write_json(const struct cmp_table *t, FILE *f)
 	if (t->want_geomean) {
 		json_summary(f, t, "geomean", t->geomean);
 		fprintf(f, ",\n  \"geomean_rows\": %d", t->ngeomean);
+		if (t->ngeomean >= 2 && !cmp_summary_na(t)) {
+			fputs(",\n  \"geomean_ci95_pct\": [null", f);
+			for (int c = 1; c < t->ncols; c++) {
+				fputs(", [", f);
+				json_num(f, t->ci_lo[c]);
+				fputs(", ", f);
+				json_num(f, t->ci_hi[c]);
+				fputc(']', f);
+			}
+			fputc(']', f);
+		}
 	}
 	if (t->nna)
 		fprintf(f, ",\n  \"na_rows\": %d", t->nna);

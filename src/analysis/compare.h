@@ -50,6 +50,10 @@ struct cmp_cell {
 	int na;
 	double mean;
 	double stddev;                /* sample stddev (n-1); 0 when runs < 2 */
+	int sig;                      /* against the baseline cell, Welch's t-test at
+				       * 95 %: 1 significant, 0 not, -1 untested
+				       * (baseline column, or < 2 runs on a side) */
+	double p_value;               /* two-sided, when sig >= 0 */
 };
 
 struct cmp_row {
@@ -69,6 +73,9 @@ struct cmp_table {
 	int nna;                      /* rows with an n/a cell (out of total, geomean) */
 	double *geomean;              /* [ncols] over rows positive in every column */
 	int ngeomean;                 /* rows that went into geomean */
+	double *ci_lo, *ci_hi;        /* [ncols] 95 % CI of the geomean ratio against
+				       * the baseline, as percent changes (t over the
+				       * geomean rows' log ratios); valid if ngeomean >= 2 */
 	int want_stddev, want_geomean;
 	int nresults;                 /* result dirs that went into the table */
 	int nsingle;                  /* cases left out: present in one column only */
@@ -88,6 +95,11 @@ int cmp_change(double base, double v, double *pct);
 
 /* 1 when TOTAL and GEOMEAN are n/a: every row has an n/a cell. */
 int cmp_summary_na(const struct cmp_table *t);
+
+/* Welch's two-sided t-test of b against a at 95 % (GSL's t distribution):
+ * 1 significant, 0 not, -1 when either has fewer than 2 runs; *p the
+ * p-value.  Zero variance on both sides: significant iff the means differ. */
+int cmp_welch(const struct cmp_cell *a, const struct cmp_cell *b, double *p);
 
 /* Writes the table; returns 0, or -1 on a write error. */
 int cmp_write(const struct cmp_table *t, enum cmp_format fmt, FILE *f);

@@ -106,6 +106,22 @@ printf 'kernel = 3.1.0-rc8-vanilla+\nkernel\n' >"$T/one/.wblab-order"
 check_cmd "malformed order file: file and line, exit 1" bash -c "[ $rc -eq 1 ] && grep -q '.wblab-order:2:' '$T/e'"
 rm "$T/one/.wblab-order"
 
+# --- significance: Welch's t-test at 95 % on repeats ---
+SG=$T/sig
+for r in 1 2 3 4; do
+	mkres "$SG" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 A $r $((100 + r))      # 101..104
+	mkres "$SG" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 B $r $((105 - r))      # 104..101: equal mean
+	mkres "$SG" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 A $r $((100 + r))
+	mkres "$SG" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 B $r $((120 + r))       # shifted 20, noise ~1.3
+done
+out=$("$WBLAB" compare "$SG")
+check_cmd "equal means: not significant (~)" grep -q '^ *102.50 *+0.0% *102.50~ thresh=1G/ext4' <<<"$out"
+check_cmd "shifted beyond noise: significant (*)" grep -q '^ *102.50 *+19.5% *122.50\* thresh=1G/xfs' <<<"$out"
+out=$("$WBLAB" compare --format tsv "$SG")
+check_cmd "tsv: p_value and significant fields" test "$(awk -F'\t' '$2=="B" && $5==4 {print substr($1,11,4), $8}' <<<"$out" | tr '\n' ' ')" = "ext4 0 xfs- 1 "
+check_cmd "json: significant true/false" bash -c "'$WBLAB' compare --format json '$SG' | grep -q '\"significant\": false' && '$WBLAB' compare --format json '$SG' | grep -q '\"significant\": true'"
+check_cmd "report colours only the significant change" bash -c "'$WBLAB' report --no-graphs -o '$T/sig.html' '$SG' >/dev/null 2>&1 && grep -q 'class=\"num good\">+19.5%\*' '$T/sig.html' && grep -q 'class=\"num \">+0.0%~' '$T/sig.html'"
+
 # --- params key as the field ---
 P=$T/params
 mkres "$P/a" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 sim 1 10
