@@ -318,6 +318,7 @@ struct sample {
 	int col;
 	double v;
 	int na;                /* the result did not measure the metric */
+	struct kvfile *env;    /* params (params.KEY) and env (env.KEY) */
 };
 
 struct builder {
@@ -355,8 +356,32 @@ static int selected(const struct builder *b, const char *key, const char *name)
 	return 1;
 }
 
+/* DIR/params and DIR/env (when present) as one list, keys prefixed
+ * "params." / "env.".  NULL when unreadable (compare's input checks run
+ * elsewhere: an unreadable params is already an error through the field). */
+static struct kvfile *load_env(const char *dir)
+{
+	static const char *const files[] = { "params", "env" };
+	struct kvfile *all = xrealloc(NULL, sizeof(*all));
+	kvf_init(all, dir);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *path = xprintf("%s/%s", dir, files[i]), err[256];
+		struct kvfile f;
+		if (entry_exists(path) && kvf_load(&f, path, err, sizeof(err)) == 0)
+			for (int k = 0; k < f.n; k++) {
+				char *name = xprintf("%s.%s", files[i], f.v[k].key);
+				xadd(all, name, f.v[k].val);
+				free(name);
+			}
+		if (entry_exists(path))
+			kvf_free(&f);
+		free(path);
+	}
+	return all;
+}
+
 static void add_sample(struct builder *b, char *key, const char *colname, double v, int arg,
-		       int na)
+		       int na, const char *dir)
 {
 	b->nmeasured += !na;
 	int col = sv_find(&b->cols, colname);
@@ -372,7 +397,7 @@ static void add_sample(struct builder *b, char *key, const char *colname, double
 		b->cap = b->cap ? 2 * b->cap : 64;
 		b->s = xrealloc(b->s, (size_t)b->cap * sizeof(*b->s));
 	}
-	b->s[b->ns++] = (struct sample){ key, col, v, na };
+	b->s[b->ns++] = (struct sample){ key, col, v, na, load_env(dir) };
 }
 
 /* Reads one result dir into a sample (or skips it); 0, or -1 with err set. */
@@ -403,10 +428,10 @@ static int add_result(struct builder *b, const char *dir, int arg)
 			b->first_no_metric = xstrdup(dir);
 		b->nno_metric++;
 		rc = 0;
-		add_sample(b, key, val, 0, arg, 1);
+		add_sample(b, key, val, 0, arg, 1, dir);
 		key = NULL;
 	} else if (rc == 0) {
-		add_sample(b, key, val, v, arg, 0);
+		add_sample(b, key, val, v, arg, 0, dir);
 		key = NULL;
 	}
 out:
@@ -642,6 +667,104 @@ static void geomean_ci(struct cmp_table *t)
 	}
 }
 
+/* Keys that name a result or a run, not its environment. */
+static int identity_key(const char *k, const char *field)
+{
+	static const char *const ids[] = { "params.kernel", "params.model", "params.case",
+					   "params.seed", "params.run", "env.run", "env.seed" };
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
+		if (strcmp(k, ids[i]) == 0)
+			return 1;
+	const char *dot = strchr(k, '.');
+	return dot && (strcmp(dot + 1, field) == 0 || strcmp(k, field) == 0);
+}
+
+/* Calls fn for every key whose value differs between x and y (present in
+ * one only counts as different), identity keys aside. */
+static void env_diff(const struct kvfile *x, const struct kvfile *y, const char *field,
+		     void (*fn)(void *, const char *, const char *, const char *), void *arg)
+{
+	for (int i = 0; i < x->n; i++) {
+		if (identity_key(x->v[i].key, field))
+			continue;
+		const struct kv *e = kvf_get(y, x->v[i].key);
+		if (!e || strcmp(e->val, x->v[i].val))
+			fn(arg, x->v[i].key, x->v[i].val, e ? e->val : "(absent)");
+	}
+	for (int i = 0; i < y->n; i++)
+		if (!identity_key(y->v[i].key, field) && !kvf_get(x, y->v[i].key))
+			fn(arg, y->v[i].key, "(absent)", y->v[i].val);
+}
+
+struct diffset {
+	struct strvec keys, lines;
+	const char *what;          /* "between columns" or the merging column */
+};
+
+static void diff_collect(void *arg, const char *k, const char *a, const char *b)
+{
+	struct diffset *d = arg;
+	if (sv_find(&d->keys, k) >= 0)
+		return;
+	sv_push(&d->keys, xstrdup(k));
+	sv_push(&d->lines, xprintf("%s: %s vs %s", k, a, b));
+}
+
+/* Notes: what differs between the columns' results (first result of each
+ * cell against the baseline cell's), and cells that merge results differing
+ * in anything but run/seed.  Must run before fold_rows frees nothing: uses
+ * b->s sorted by (key, col). */
+static void env_notes(struct builder *b)
+{
+	struct diffset cols = { 0 }, merged = { 0 };
+	for (int i = 0; i < b->ns;) {
+		int j = i;
+		while (j < b->ns && strcmp(b->s[j].key, b->s[i].key) == 0)
+			j++;
+		for (int k = i; k < j; k++) {
+			if (b->s[k].col != b->s[i].col && (k == i || b->s[k].col != b->s[k - 1].col))
+				env_diff(b->s[i].env, b->s[k].env, b->field, diff_collect, &cols);
+			if (k > i && b->s[k].col == b->s[k - 1].col) {
+				int first = k - 1;
+				while (first > i && b->s[first - 1].col == b->s[k].col)
+					first--;
+				env_diff(b->s[first].env, b->s[k].env, b->field, diff_collect, &merged);
+			}
+		}
+		i = j;
+	}
+	for (int i = 0; i < cols.lines.n && i < 12; i++)
+		sv_push(&b->notes, xprintf("columns differ in %s", cols.lines.v[i]));
+	if (cols.lines.n > 12)
+		sv_push(&b->notes, xprintf("... and %d more differing key(s)", cols.lines.n - 12));
+	for (int i = 0; i < merged.lines.n && i < 12; i++)
+		sv_push(&b->notes, xprintf("one %s value merges results that differ in %s: "
+					   "its mean mixes different setups", b->field,
+					   merged.lines.v[i]));
+	sv_free(&cols.keys);
+	sv_free(&cols.lines);
+	sv_free(&merged.keys);
+	sv_free(&merged.lines);
+}
+
+/* Keys whose values differ among all results: candidates for -c. */
+static void suggest_fields(struct builder *b, char *buf, size_t n)
+{
+	struct diffset d = { 0 };
+	for (int i = 1; i < b->ns; i++)
+		env_diff(b->s[0].env, b->s[i].env, b->field, diff_collect, &d);
+	buf[0] = 0;
+	size_t used = 0;
+	for (int i = 0; i < d.keys.n && used + 40 < n; i++) {
+		const char *k = strchr(d.keys.v[i], '.') + 1;
+		int w = snprintf(buf + used, n - used, "%s-c %s", i ? ", " : "", k);
+		if (w > 0)
+			used += (size_t)w;
+	}
+	sv_free(&d.keys);
+	sv_free(&d.lines);
+}
+
 static void summarize(struct cmp_table *t)
 {
 	test_cells(t);
@@ -730,6 +853,7 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	t->want_geomean = b->o->geomean;
 	t->nresults = b->ns;
 	fold_rows(b, t);
+	env_notes(b);
 	summarize(t);
 	if (b->nno_metric)
 		sv_push(&b->notes, xprintf("%d result(s) did not measure '%s' (no such line in "
@@ -754,8 +878,11 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	memset(&b->notes, 0, sizeof(b->notes));
 	*out = t;
 	if (t->nrows == 0) {
+		char hint[600];
+		suggest_fields(b, hint, sizeof(hint));
 		snprintf(b->err, b->errlen, "nothing to compare: no case exists under two values of "
-			 "'%s' (%d value(s) found)", b->field, t->ncols);
+			 "'%s' (%d value(s) found)%s%s", b->field, t->ncols,
+			 hint[0] ? "; the results differ in params/env keys, try " : "", hint);
 		cmp_free(t);
 		*out = NULL;
 		return CMP_EEMPTY;
@@ -771,8 +898,13 @@ static void builder_free(struct builder *b)
 		regfree(&b->vre[i]);
 	free(b->re);
 	free(b->vre);
-	for (int i = 0; i < b->ns; i++)
+	for (int i = 0; i < b->ns; i++) {
 		free(b->s[i].key);
+		if (b->s[i].env) {
+			kvf_free(b->s[i].env);
+			free(b->s[i].env);
+		}
+	}
 	free(b->s);
 	free(b->first_no_metric);
 	free(b->pos);

@@ -162,6 +162,25 @@ out=$("$WBLAB" compare -e pause_ms_p99 -g ext4 "$NA" 2>/dev/null)
 check_cmd "every row n/a somewhere: TOTAL is n/a" grep -q '^ *n/a  *n/a  *n/a  TOTAL pause_ms_p99$' <<<"$out"
 check_cmd "report shows n/a" bash -c "'$WBLAB' report --no-graphs -o '$T/na.html' '$NA' >/dev/null 2>&1; grep -q '<td class=\"num note\">n/a</td>' '$T/na.html'"
 
+# --- what differs between the columns' results (params/env) ---
+EV=$T/envdiff
+c=thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10
+mkres "$EV/a" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 sim 1 50
+printf 'seed = 1\ndisk.bw_mbps = 50\nbdi_strict_limit = 0\n' >"$EV/a/$c-sim/params"
+mkres "$EV/b" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 sim 1 80
+printf 'seed = 1\ndisk.bw_mbps = 80\nbdi_strict_limit = 1\n' >"$EV/b/$c-sim/params"
+printf 'vm.dirty_ratio = 20\n' >"$EV/b/$c-sim/env"
+mkres "$EV/c" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 sim 1 79
+printf 'seed = 2\ndisk.bw_mbps = 80\nbdi_strict_limit = 0\n' >"$EV/c/$c-sim/params"
+"$WBLAB" compare -c disk.bw_mbps "$EV" >"$T/o" 2>"$T/e"
+check_cmd "env diff: columns differ in a params key" grep -q 'columns differ in params.bdi_strict_limit: 0 vs 1' "$T/e"
+check_cmd "env diff: and in an env key" grep -q 'columns differ in env.vm.dirty_ratio: (absent) vs 20' "$T/e"
+check_cmd "env diff: a column merging differing results warns" grep -q 'one disk.bw_mbps value merges results that differ in params.bdi_strict_limit' "$T/e"
+check_cmd "env diff: seed (a run's identity) is not a difference" bash -c "! grep -q 'params.seed' '$T/e'"
+"$WBLAB" compare "$EV" >/dev/null 2>"$T/e"; rc=$?
+check_cmd "nothing to compare under kernel: suggests -c KEY" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'try -c disk.bw_mbps, -c bdi_strict_limit' '$T/e'"
+
 # --- errors ---
 "$WBLAB" compare -e no_such_metric "$S" >"$T/o" 2>"$T/e"; rc=$?
 check_cmd "unknown metric exits 2, one line listing names" \
