@@ -17,6 +17,12 @@ BASIC_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wno-miss
                  -MMD -MP
 BASIC_LDLIBS  := -lzstd -lm -lpthread -ldl
 
+# GSL (Debian libgsl-dev): compare's Welch t-test and confidence intervals
+GSL_CFLAGS := $(shell pkg-config --cflags gsl 2>/dev/null)
+GSL_LIBS   := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)
+BASIC_CFLAGS += $(GSL_CFLAGS)
+BASIC_LDLIBS := $(GSL_LIBS) $(BASIC_LDLIBS)
+
 # trace-cmd .dat support through libtracecmd, when the -dev package is installed
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtracefs libtraceevent 2>/dev/null)
 TRACECMD_LIBS   := $(shell pkg-config --libs libtracecmd libtracefs libtraceevent 2>/dev/null)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <gsl/gsl_cdf.h>
 #include "compare.h"
 #include "../result/result.h"
 #include "../util/util.h"
@@ -316,6 +317,8 @@ struct sample {
 	char *key;
 	int col;
 	double v;
+	int na;                /* the result did not measure the metric */
+	struct kvfile *env;    /* params (params.KEY) and env (env.KEY) */
 };
 
 struct builder {
@@ -327,8 +330,10 @@ struct builder {
 	int ns, cap;
 	int base_col;          /* column of the first kept result of the first DIR */
 	int base_arg;
-	int nno_metric, nno_field;
+	int nno_metric, nno_field, nmeasured;
 	char *first_no_metric;
+	int *pos;              /* pos[met-order column] = printed column */
+	struct strvec file_order;   /* from a DIR's CMP_ORDER_FILE */
 	char *err;
 	size_t errlen;
 };
@@ -351,8 +356,34 @@ static int selected(const struct builder *b, const char *key, const char *name)
 	return 1;
 }
 
-static void add_sample(struct builder *b, char *key, const char *colname, double v, int arg)
+/* DIR/params and DIR/env (when present) as one list, keys prefixed
+ * "params." / "env.".  NULL when unreadable (compare's input checks run
+ * elsewhere: an unreadable params is already an error through the field). */
+static struct kvfile *load_env(const char *dir)
 {
+	static const char *const files[] = { "params", "env" };
+	struct kvfile *all = xrealloc(NULL, sizeof(*all));
+	kvf_init(all, dir);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *path = xprintf("%s/%s", dir, files[i]), err[256];
+		struct kvfile f;
+		if (entry_exists(path) && kvf_load(&f, path, err, sizeof(err)) == 0)
+			for (int k = 0; k < f.n; k++) {
+				char *name = xprintf("%s.%s", files[i], f.v[k].key);
+				xadd(all, name, f.v[k].val);
+				free(name);
+			}
+		if (entry_exists(path))
+			kvf_free(&f);
+		free(path);
+	}
+	return all;
+}
+
+static void add_sample(struct builder *b, char *key, const char *colname, double v, int arg,
+		       int na, const char *dir)
+{
+	b->nmeasured += !na;
 	int col = sv_find(&b->cols, colname);
 	if (col < 0) {
 		col = b->cols.n;
@@ -366,7 +397,7 @@ static void add_sample(struct builder *b, char *key, const char *colname, double
 		b->cap = b->cap ? 2 * b->cap : 64;
 		b->s = xrealloc(b->s, (size_t)b->cap * sizeof(*b->s));
 	}
-	b->s[b->ns++] = (struct sample){ key, col, v };
+	b->s[b->ns++] = (struct sample){ key, col, v, na, load_env(dir) };
 }
 
 /* Reads one result dir into a sample (or skips it); 0, or -1 with err set. */
@@ -397,8 +428,10 @@ static int add_result(struct builder *b, const char *dir, int arg)
 			b->first_no_metric = xstrdup(dir);
 		b->nno_metric++;
 		rc = 0;
+		add_sample(b, key, val, 0, arg, 1, dir);
+		key = NULL;
 	} else if (rc == 0) {
-		add_sample(b, key, val, v, arg);
+		add_sample(b, key, val, v, arg, 0, dir);
 		key = NULL;
 	}
 out:
@@ -439,20 +472,116 @@ static int cmp_sample(const void *a, const void *b)
 static void fold_cell(struct cmp_cell *c, const struct sample *s, int n)
 {
 	double mean = 0, m2 = 0;
+	int k = 0;
 	for (int i = 0; i < n; i++) {
+		if (s[i].na)
+			continue;
 		double d = s[i].v - mean;
-		mean += d / (i + 1);
+		k++;
+		mean += d / k;
 		m2 += d * (s[i].v - mean);
 	}
+	n = k;
+	c->na = n == 0;
 	c->runs = n;
 	c->mean = mean;
 	c->stddev = n > 1 ? sqrt(m2 / (n - 1)) : 0;
 }
 
-/* Remaps column c so the baseline column is 0 and the rest keep their order. */
-static int remap(int c, int base)
+/* Splits "a,b,c" into v (empty parts dropped). */
+static void split_list(const char *s, struct strvec *v)
 {
-	return c == base ? 0 : c < base ? c + 1 : c;
+	char *copy = xstrdup(s);
+	for (char *save = NULL, *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		sv_push(v, xstrdup(p));
+	free(copy);
+}
+
+/* The first DIR argument holding CMP_ORDER_FILE with a line for the field
+ * gives the recorded order.  0, or -1 with err set (malformed file). */
+static int load_order_file(struct builder *b, const char *const *dirs, int ndirs)
+{
+	for (int i = 0; i < ndirs; i++) {
+		char *path = xprintf("%s/%s", dirs[i], CMP_ORDER_FILE);
+		if (!entry_exists(path)) {
+			free(path);
+			continue;
+		}
+		struct kvfile f;
+		int rc = kvf_load(&f, path, b->err, b->errlen);
+		const struct kv *e = rc ? NULL : kvf_get(&f, b->field);
+		if (e) {
+			split_list(e->val, &b->file_order);
+		}
+		kvf_free(&f);
+		free(path);
+		if (rc)
+			return -1;
+		if (e)
+			return 0;
+	}
+	return 0;
+}
+
+static void list_cols(const struct strvec *cols, char *buf, size_t n);
+
+/* Printed order: met order with the first DIR's first value first; then
+ * --order (or the root's recorded order) moves its values to the front,
+ * and --baseline moves its value before all.  Fills b->pos. */
+static int order_columns(struct builder *b)
+{
+	int n = b->cols.n, k = 0;
+	int *seq = xrealloc(NULL, (size_t)n * sizeof(int));
+	char *used = xrealloc(NULL, (size_t)n);
+	memset(used, 0, (size_t)n);
+	char list[1024];
+	const char *bad = NULL, *what = NULL;
+	if (b->o->baseline) {
+		int c = sv_find(&b->cols, b->o->baseline);
+		if (c < 0) {
+			bad = b->o->baseline;
+			what = "--baseline";
+		} else {
+			seq[k++] = c;
+			used[c] = 1;
+		}
+	}
+	for (int i = 0; i < b->o->norder && !bad; i++) {
+		int c = sv_find(&b->cols, b->o->order[i]);
+		if (c < 0) {
+			bad = b->o->order[i];
+			what = "--order";
+		} else if (!used[c]) {
+			seq[k++] = c;
+			used[c] = 1;
+		}
+	}
+	for (int i = 0; i < b->file_order.n && !b->o->norder; i++) {
+		int c = sv_find(&b->cols, b->file_order.v[i]);
+		if (c >= 0 && !used[c]) {
+			seq[k++] = c;
+			used[c] = 1;
+		}
+	}
+	if (!used[b->base_col] && !b->o->norder && !b->file_order.n) {
+		seq[k++] = b->base_col;
+		used[b->base_col] = 1;
+	}
+	for (int c = 0; c < n; c++)
+		if (!used[c])
+			seq[k++] = c;
+	if (bad) {
+		list_cols(&b->cols, list, sizeof(list));
+		snprintf(b->err, b->errlen, "%s: no %s '%s' among the results (%s)", what, b->field,
+			 bad, list);
+	} else {
+		b->pos = xrealloc(NULL, (size_t)n * sizeof(int));
+		for (int i = 0; i < n; i++)
+			b->pos[seq[i]] = i;
+	}
+	free(seq);
+	free(used);
+	return bad ? -1 : 0;
 }
 
 static void fold_rows(struct builder *b, struct cmp_table *t)
@@ -469,7 +598,7 @@ static void fold_rows(struct builder *b, struct cmp_table *t)
 			int l = k;
 			while (l < j && b->s[l].col == b->s[k].col)
 				l++;
-			fold_cell(&cells[remap(b->s[k].col, b->base_col)], &b->s[k], l - k);
+			fold_cell(&cells[b->pos[b->s[k].col]], &b->s[k], l - k);
 			present++;
 			k = l;
 		}
@@ -484,15 +613,177 @@ static void fold_rows(struct builder *b, struct cmp_table *t)
 	}
 }
 
+int cmp_welch(const struct cmp_cell *a, const struct cmp_cell *b, double *p)
+{
+	*p = 1;
+	if (a->runs < 2 || b->runs < 2)
+		return -1;
+	double va = a->stddev * a->stddev / a->runs, vb = b->stddev * b->stddev / b->runs;
+	if (va + vb == 0) {
+		*p = a->mean == b->mean ? 1 : 0;
+		return a->mean != b->mean;
+	}
+	double t = (b->mean - a->mean) / sqrt(va + vb);
+	double df = (va + vb) * (va + vb) /
+		    (va * va / (a->runs - 1) + vb * vb / (b->runs - 1));
+	*p = 2 * gsl_cdf_tdist_Q(fabs(t), df);
+	return *p < 0.05;
+}
+
+static void test_cells(struct cmp_table *t)
+{
+	for (int r = 0; r < t->nrows; r++) {
+		struct cmp_cell *x = t->rows[r].cells;
+		x[0].sig = -1;
+		for (int c = 1; c < t->ncols; c++)
+			x[c].sig = cmp_welch(&x[0], &x[c], &x[c].p_value);
+	}
+}
+
+/* 95 % CI of each column's geomean ratio to the baseline, over the rows the
+ * geomean covers: exp(mean ± t(0.975, n-1) sd / sqrt n) of the log ratios. */
+static void geomean_ci(struct cmp_table *t)
+{
+	t->ci_lo = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
+	t->ci_hi = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
+	for (int c = 0; c < t->ncols; c++) {
+		double mean = 0, m2 = 0;
+		int n = 0;
+		for (int r = 0; r < t->nrows; r++) {
+			const struct cmp_cell *x = t->rows[r].cells;
+			int all_pos = 1;
+			for (int k = 0; k < t->ncols; k++)
+				all_pos &= x[k].runs > 0 && x[k].mean > 0 && !x[k].na;
+			if (!all_pos)
+				continue;
+			double l = log(x[c].mean / x[0].mean), d = l - mean;
+			n++;
+			mean += d / n;
+			m2 += d * (l - mean);
+		}
+		double half = n >= 2 ? gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(m2 / (n - 1) / n) : 0;
+		t->ci_lo[c] = 100 * (exp(mean - half) - 1);
+		t->ci_hi[c] = 100 * (exp(mean + half) - 1);
+	}
+}
+
+/* Keys that name a result or a run, not its environment. */
+static int identity_key(const char *k, const char *field)
+{
+	static const char *const ids[] = { "params.kernel", "params.model", "params.case",
+					   "params.seed", "params.run", "env.run", "env.seed" };
+	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
+		if (strcmp(k, ids[i]) == 0)
+			return 1;
+	const char *dot = strchr(k, '.');
+	return dot && (strcmp(dot + 1, field) == 0 || strcmp(k, field) == 0);
+}
+
+/* Calls fn for every key whose value differs between x and y (present in
+ * one only counts as different), identity keys aside. */
+static void env_diff(const struct kvfile *x, const struct kvfile *y, const char *field,
+		     void (*fn)(void *, const char *, const char *, const char *), void *arg)
+{
+	for (int i = 0; i < x->n; i++) {
+		if (identity_key(x->v[i].key, field))
+			continue;
+		const struct kv *e = kvf_get(y, x->v[i].key);
+		if (!e || strcmp(e->val, x->v[i].val))
+			fn(arg, x->v[i].key, x->v[i].val, e ? e->val : "(absent)");
+	}
+	for (int i = 0; i < y->n; i++)
+		if (!identity_key(y->v[i].key, field) && !kvf_get(x, y->v[i].key))
+			fn(arg, y->v[i].key, "(absent)", y->v[i].val);
+}
+
+struct diffset {
+	struct strvec keys, lines;
+	const char *what;          /* "between columns" or the merging column */
+};
+
+static void diff_collect(void *arg, const char *k, const char *a, const char *b)
+{
+	struct diffset *d = arg;
+	if (sv_find(&d->keys, k) >= 0)
+		return;
+	sv_push(&d->keys, xstrdup(k));
+	sv_push(&d->lines, xprintf("%s: %s vs %s", k, a, b));
+}
+
+/* Notes: what differs between the columns' results (first result of each
+ * cell against the baseline cell's), and cells that merge results differing
+ * in anything but run/seed.  Must run before fold_rows frees nothing: uses
+ * b->s sorted by (key, col). */
+static void env_notes(struct builder *b)
+{
+	struct diffset cols = { 0 }, merged = { 0 };
+	for (int i = 0; i < b->ns;) {
+		int j = i;
+		while (j < b->ns && strcmp(b->s[j].key, b->s[i].key) == 0)
+			j++;
+		for (int k = i; k < j; k++) {
+			if (b->s[k].col != b->s[i].col && (k == i || b->s[k].col != b->s[k - 1].col))
+				env_diff(b->s[i].env, b->s[k].env, b->field, diff_collect, &cols);
+			if (k > i && b->s[k].col == b->s[k - 1].col) {
+				int first = k - 1;
+				while (first > i && b->s[first - 1].col == b->s[k].col)
+					first--;
+				env_diff(b->s[first].env, b->s[k].env, b->field, diff_collect, &merged);
+			}
+		}
+		i = j;
+	}
+	for (int i = 0; i < cols.lines.n && i < 12; i++)
+		sv_push(&b->notes, xprintf("columns differ in %s", cols.lines.v[i]));
+	if (cols.lines.n > 12)
+		sv_push(&b->notes, xprintf("... and %d more differing key(s)", cols.lines.n - 12));
+	for (int i = 0; i < merged.lines.n && i < 12; i++)
+		sv_push(&b->notes, xprintf("one %s value merges results that differ in %s: "
+					   "its mean mixes different setups", b->field,
+					   merged.lines.v[i]));
+	sv_free(&cols.keys);
+	sv_free(&cols.lines);
+	sv_free(&merged.keys);
+	sv_free(&merged.lines);
+}
+
+/* Keys whose values differ among all results: candidates for -c. */
+static void suggest_fields(struct builder *b, char *buf, size_t n)
+{
+	struct diffset d = { 0 };
+	for (int i = 1; i < b->ns; i++)
+		env_diff(b->s[0].env, b->s[i].env, b->field, diff_collect, &d);
+	buf[0] = 0;
+	size_t used = 0;
+	for (int i = 0; i < d.keys.n && used + 40 < n; i++) {
+		const char *k = strchr(d.keys.v[i], '.') + 1;
+		int w = snprintf(buf + used, n - used, "%s-c %s", i ? ", " : "", k);
+		if (w > 0)
+			used += (size_t)w;
+	}
+	sv_free(&d.keys);
+	sv_free(&d.lines);
+}
+
 static void summarize(struct cmp_table *t)
 {
+	test_cells(t);
+	geomean_ci(t);
 	t->total = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
 	t->geomean = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
 	double *logsum = xrealloc(NULL, (size_t)t->ncols * sizeof(double));
 	for (int c = 0; c < t->ncols; c++)
 		t->total[c] = t->geomean[c] = logsum[c] = 0;
 	for (int r = 0; r < t->nrows; r++) {
-		int all_pos = 1;
+		int all_pos = 1, na = 0;
+		for (int c = 0; c < t->ncols; c++)
+			na |= t->rows[r].cells[c].na;
+		/* a row some column did not measure is in neither sum: like with like */
+		if (na) {
+			t->nna++;
+			continue;
+		}
+		t->ntotal++;
 		for (int c = 0; c < t->ncols; c++) {
 			const struct cmp_cell *x = &t->rows[r].cells[c];
 			t->total[c] += x->runs ? x->mean : 0;
@@ -525,9 +816,14 @@ static void list_names(const struct strvec *names, char *buf, size_t n)
 	}
 }
 
+static void list_cols(const struct strvec *cols, char *buf, size_t n)
+{
+	list_names(cols, buf, n);
+}
+
 static int finish(struct builder *b, struct cmp_table **out, int nfound)
 {
-	if (b->ns == 0 && b->names.n && b->nno_metric) {
+	if (b->nmeasured == 0 && b->nno_metric) {
 		char list[1400];
 		list_names(&b->names, list, sizeof(list));
 		snprintf(b->err, b->errlen, "unknown metric '%s'; available: %s", b->metric, list);
@@ -543,6 +839,8 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 			 : "no result directories (with a stats file) found", nfound);
 		return CMP_EEMPTY;
 	}
+	if (order_columns(b))
+		return CMP_EUSAGE;
 	struct cmp_table *t = xrealloc(NULL, sizeof(*t));
 	memset(t, 0, sizeof(*t));
 	t->field = xstrdup(b->field);
@@ -550,31 +848,41 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	t->ncols = b->cols.n;
 	t->cols = xrealloc(NULL, (size_t)t->ncols * sizeof(char *));
 	for (int c = 0; c < t->ncols; c++)
-		t->cols[remap(c, b->base_col)] = xstrdup(b->cols.v[c]);
+		t->cols[b->pos[c]] = xstrdup(b->cols.v[c]);
 	t->want_stddev = b->o->stddev;
 	t->want_geomean = b->o->geomean;
 	t->nresults = b->ns;
 	fold_rows(b, t);
+	env_notes(b);
 	summarize(t);
 	if (b->nno_metric)
-		sv_push(&b->notes, xprintf("%d result(s) have no '%s' in stats and were left out "
-					   "(first: %s)", b->nno_metric, b->metric, b->first_no_metric));
+		sv_push(&b->notes, xprintf("%d result(s) did not measure '%s' (no such line in "
+					   "stats; first: %s): shown as n/a", b->nno_metric, b->metric,
+					   b->first_no_metric));
+	if (t->nna)
+		sv_push(&b->notes, xprintf("TOTAL and GEOMEAN leave out %d of %d rows (a column "
+					   "has n/a there)%s", t->nna, t->nrows,
+					   t->ntotal ? "" : ": both are n/a"));
 	if (b->nno_field)
 		sv_push(&b->notes, xprintf("%d result(s) have no '%s' in meta or params and were "
 					   "left out", b->nno_field, b->field));
 	if (t->nsingle)
 		sv_push(&b->notes, xprintf("%d case(s) exist under one %s only and are not shown",
 					   t->nsingle, b->field));
-	if (t->want_geomean && t->ngeomean < t->nrows)
-		sv_push(&b->notes, xprintf("GEOMEAN covers %d of %d rows (the others have a missing "
-					   "or non-positive cell)", t->ngeomean, t->nrows));
+	if (t->want_geomean && t->ngeomean < t->nrows - t->nna)
+		sv_push(&b->notes, xprintf("GEOMEAN covers %d of %d rows (the others have a missing%s "
+					   "or non-positive cell)", t->ngeomean, t->nrows,
+					   t->nna ? ", n/a" : ""));
 	t->notes = b->notes.v;
 	t->nnotes = b->notes.n;
 	memset(&b->notes, 0, sizeof(b->notes));
 	*out = t;
 	if (t->nrows == 0) {
+		char hint[600];
+		suggest_fields(b, hint, sizeof(hint));
 		snprintf(b->err, b->errlen, "nothing to compare: no case exists under two values of "
-			 "'%s' (%d value(s) found)", b->field, t->ncols);
+			 "'%s' (%d value(s) found)%s%s", b->field, t->ncols,
+			 hint[0] ? "; the results differ in params/env keys, try " : "", hint);
 		cmp_free(t);
 		*out = NULL;
 		return CMP_EEMPTY;
@@ -590,10 +898,17 @@ static void builder_free(struct builder *b)
 		regfree(&b->vre[i]);
 	free(b->re);
 	free(b->vre);
-	for (int i = 0; i < b->ns; i++)
+	for (int i = 0; i < b->ns; i++) {
 		free(b->s[i].key);
+		if (b->s[i].env) {
+			kvf_free(b->s[i].env);
+			free(b->s[i].env);
+		}
+	}
 	free(b->s);
 	free(b->first_no_metric);
+	free(b->pos);
+	sv_free(&b->file_order);
 	sv_free(&b->cols);
 	sv_free(&b->names);
 	sv_free(&b->notes);
@@ -625,6 +940,8 @@ int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 	/* all results of all DIRs in one sorted order; arg breaks ties */
 	if (found.n)
 		qsort(found.v, (size_t)found.n, sizeof(*found.v), cmp_found);
+	if (rc == CMP_OK && load_order_file(&b, dirs, ndirs))
+		rc = CMP_EINPUT;
 	for (int i = 0; i < found.n && rc == CMP_OK; i++)
 		if (add_result(&b, found.v[i].path, found.v[i].arg))
 			rc = CMP_EINPUT;
@@ -652,6 +969,8 @@ void cmp_free(struct cmp_table *t)
 	free(t->cols);
 	free(t->total);
 	free(t->geomean);
+	free(t->ci_lo);
+	free(t->ci_hi);
 	free(t->field);
 	free(t->metric);
 	free(t);
@@ -662,7 +981,15 @@ int cmp_change(double base, double v, double *pct)
 	if (base == 0 || v == 0)
 		return 0;
 	*pct = 100.0 * (v - base) / base;
+	/* below the printed 0.1 % it is no change, never "-0.0%" */
+	if (fabs(*pct) < 0.05)
+		*pct = 0;
 	return 1;
+}
+
+int cmp_summary_na(const struct cmp_table *t)
+{
+	return t->ntotal == 0 && t->nna > 0;
 }
 
 int cmp_parse_format(const char *s, enum cmp_format *fmt)
@@ -695,22 +1022,26 @@ static void text_stddev(FILE *f, const struct cmp_cell *c)
 /* A cell is 24 columns: baseline or no-percent "%24.2f", else
  * "%+10.1f%% %12.2f"; then the optional stddev, then two spaces. */
 static void text_cell(FILE *f, const struct cmp_table *t, int col, double base, double v,
-		      const struct cmp_cell *c)
+		      const struct cmp_cell *c, int na, int base_na)
 {
 	double pct;
-	if (col > 0 && cmp_change(base, v, &pct))
+	if (na)
+		fprintf(f, "%24s", "n/a");
+	else if (col > 0 && !base_na && cmp_change(base, v, &pct))
 		fprintf(f, "%+10.1f%% %12.2f", pct, v);
 	else
 		fprintf(f, "%24.2f", v);
 	if (t->want_stddev)
 		text_stddev(f, c);
-	fputs("  ", f);
+	/* the first separator blank carries the significance marker */
+	fputs(!c || c->sig < 0 ? "  " : c->sig ? "* " : "~ ", f);
 }
 
 static void text_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
 {
+	int na = cmp_summary_na(t);
 	for (int c = 0; c < t->ncols; c++)
-		text_cell(f, t, c, v[0], v[c], NULL);
+		text_cell(f, t, c, v[0], v[c], NULL, na, na);
 	fprintf(f, "%s %s\n", label, t->metric);
 }
 
@@ -726,12 +1057,22 @@ static void write_text(const struct cmp_table *t, FILE *f)
 	for (int r = 0; r < t->nrows; r++) {
 		const struct cmp_row *row = &t->rows[r];
 		for (int c = 0; c < t->ncols; c++)
-			text_cell(f, t, c, row->cells[0].mean, row->cells[c].mean, &row->cells[c]);
+			text_cell(f, t, c, row->cells[0].mean, row->cells[c].mean, &row->cells[c],
+				  row->cells[c].na, row->cells[0].na);
 		fprintf(f, "%s\n", row->key);
 	}
 	text_summary(f, t, t->total, "TOTAL");
 	if (t->want_geomean)
 		text_summary(f, t, t->geomean, "GEOMEAN");
+	if (t->want_geomean && t->ngeomean >= 2 && !cmp_summary_na(t)) {
+		fprintf(f, "%*s  ", w, "");
+		for (int c = 1; c < t->ncols; c++) {
+			char ci[64];
+			snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", t->ci_lo[c], t->ci_hi[c]);
+			fprintf(f, "%*s  ", w, ci);
+		}
+		fprintf(f, "CI95 GEOMEAN %s\n", t->metric);
+	}
 }
 
 /* ---- tsv: one line per (row, column) ---- */
@@ -750,7 +1091,7 @@ static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp
 	fputc('\t', f);
 	tsv_str(f, col);
 	if (!c->runs) {
-		fputs("\t\t\t0\t\n", f);
+		fputs(c->na ? "\tn/a\t\t0\t\t\t\n" : "\t\t\t0\t\t\t\n", f);
 		return;
 	}
 	fprintf(f, "\t%.10g\t", c->mean);
@@ -759,7 +1100,10 @@ static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp
 	fprintf(f, "\t%d\t", c->runs);
 	if (!is_base && cmp_change(base, c->mean, &pct))
 		fprintf(f, "%.10g", pct);
-	fputc('\n', f);
+	if (!is_base && c->sig >= 0)
+		fprintf(f, "\t%.6g\t%d\n", c->p_value, c->sig);
+	else
+		fputs("\t\t\n", f);
 }
 
 static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
@@ -770,21 +1114,26 @@ static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, con
 		tsv_str(f, key);
 		fputc('\t', f);
 		tsv_str(f, t->cols[c]);
+		if (cmp_summary_na(t)) {
+			fputs("\tn/a\t\t\t\t\t\n", f);
+			continue;
+		}
 		fprintf(f, "\t%.10g\t\t\t", v[c]);
 		if (c > 0 && cmp_change(v[0], v[c], &pct))
 			fprintf(f, "%.10g", pct);
-		fputc('\n', f);
+		fputs("\t\t\n", f);
 	}
 	free(key);
 }
 
 static void write_tsv(const struct cmp_table *t, FILE *f)
 {
-	fprintf(f, "key\t%s\t%s\tstddev\truns\tchange_pct\n", t->field, t->metric);
+	fprintf(f, "key\t%s\t%s\tstddev\truns\tchange_pct\tp_value\tsignificant\n", t->field,
+		t->metric);
 	for (int r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++)
 			tsv_line(f, t->rows[r].key, t->cols[c], &t->rows[r].cells[c],
-				 t->rows[r].cells[0].mean, c == 0);
+				 t->rows[r].cells[0].mean, c == 0 || t->rows[r].cells[0].na);
 	tsv_summary(f, t, t->total, "TOTAL");
 	if (t->want_geomean)
 		tsv_summary(f, t, t->geomean, "GEOMEAN");
@@ -815,7 +1164,7 @@ static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_bas
 {
 	double pct;
 	if (!c->runs) {
-		fputs("null", f);
+		fputs(c->na ? "\"n/a\"" : "null", f);
 		return;
 	}
 	fputs("{\"mean\": ", f);
@@ -824,6 +1173,11 @@ static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_bas
 	c->runs > 1 ? json_num(f, c->stddev) : (void)fputs("null", f);
 	fprintf(f, ", \"runs\": %d, \"change_pct\": ", c->runs);
 	!is_base && cmp_change(base, c->mean, &pct) ? json_num(f, pct) : (void)fputs("null", f);
+	if (!is_base && c->sig >= 0) {
+		fputs(", \"p_value\": ", f);
+		json_num(f, c->p_value);
+		fprintf(f, ", \"significant\": %s", c->sig ? "true" : "false");
+	}
 	fputc('}', f);
 }
 
@@ -831,15 +1185,16 @@ static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_bas
 static void json_summary(FILE *f, const struct cmp_table *t, const char *name, const double *v)
 {
 	double pct;
+	int na = cmp_summary_na(t);
 	fprintf(f, ",\n  \"%s\": {\"values\": [", name);
 	for (int c = 0; c < t->ncols; c++) {
 		fputs(c ? ", " : "", f);
-		json_num(f, v[c]);
+		na ? (void)fputs("\"n/a\"", f) : json_num(f, v[c]);
 	}
 	fputs("], \"change_pct\": [", f);
 	for (int c = 0; c < t->ncols; c++) {
 		fputs(c ? ", " : "", f);
-		c > 0 && cmp_change(v[0], v[c], &pct) ? json_num(f, pct) : (void)fputs("null", f);
+		!na && c > 0 && cmp_change(v[0], v[c], &pct) ? json_num(f, pct) : (void)fputs("null", f);
 	}
 	fputs("]}", f);
 }
@@ -862,7 +1217,8 @@ static void write_json(const struct cmp_table *t, FILE *f)
 		fputs(", \"cells\": [", f);
 		for (int c = 0; c < t->ncols; c++) {
 			fputs(c ? ", " : "", f);
-			json_cell(f, &t->rows[r].cells[c], t->rows[r].cells[0].mean, c == 0);
+			json_cell(f, &t->rows[r].cells[c], t->rows[r].cells[0].mean,
+				  c == 0 || t->rows[r].cells[0].na);
 		}
 		fputs("]}", f);
 	}
@@ -871,7 +1227,20 @@ static void write_json(const struct cmp_table *t, FILE *f)
 	if (t->want_geomean) {
 		json_summary(f, t, "geomean", t->geomean);
 		fprintf(f, ",\n  \"geomean_rows\": %d", t->ngeomean);
+		if (t->ngeomean >= 2 && !cmp_summary_na(t)) {
+			fputs(",\n  \"geomean_ci95_pct\": [null", f);
+			for (int c = 1; c < t->ncols; c++) {
+				fputs(", [", f);
+				json_num(f, t->ci_lo[c]);
+				fputs(", ", f);
+				json_num(f, t->ci_hi[c]);
+				fputc(']', f);
+			}
+			fputc(']', f);
+		}
 	}
+	if (t->nna)
+		fprintf(f, ",\n  \"na_rows\": %d", t->nna);
 	fprintf(f, ",\n  \"left_out_single\": %d\n}\n", t->nsingle);
 }
 

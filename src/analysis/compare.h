@@ -33,13 +33,27 @@ struct cmp_options {
 	int nvgrep;
 	int stddev;                   /* text: append " ±x%" to each cell */
 	int geomean;                  /* all formats: add the GEOMEAN row */
+	const char *baseline;         /* NULL: see docs/compare.md; else this column first */
+	const char *const *order;     /* these columns first, in this order (then the rest) */
+	int norder;
 };
 
-/* One (case, column) cell: the mean of its runs.  runs == 0: missing. */
+/* The file at a result root that records its column order, one
+ * "FIELD = V1,V2,..." line per field (written by `wblab seed`). */
+#define CMP_ORDER_FILE ".wblab-order"
+
+/* One (case, column) cell: the mean of its runs.  runs == 0: missing, or
+ * n/a when na is set (results exist, but none of them measured the metric:
+ * the key is absent from their stats). */
 struct cmp_cell {
 	int runs;
+	int na;
 	double mean;
 	double stddev;                /* sample stddev (n-1); 0 when runs < 2 */
+	int sig;                      /* against the baseline cell, Welch's t-test at
+				       * 95 %: 1 significant, 0 not, -1 untested
+				       * (baseline column, or < 2 runs on a side) */
+	double p_value;               /* two-sided, when sig >= 0 */
 };
 
 struct cmp_row {
@@ -53,9 +67,15 @@ struct cmp_table {
 	char **cols;                  /* cols[0] is the baseline */
 	int nrows;
 	struct cmp_row *rows;         /* sorted by key (strcmp); each in >= 2 columns */
-	double *total;                /* [ncols] plain sums of the means, missing = 0 */
+	double *total;                /* [ncols] plain sums of the means, missing = 0,
+				       * over the rows without an n/a cell */
+	int ntotal;                   /* rows that went into total; 0 with nna: n/a */
+	int nna;                      /* rows with an n/a cell (out of total, geomean) */
 	double *geomean;              /* [ncols] over rows positive in every column */
 	int ngeomean;                 /* rows that went into geomean */
+	double *ci_lo, *ci_hi;        /* [ncols] 95 % CI of the geomean ratio against
+				       * the baseline, as percent changes (t over the
+				       * geomean rows' log ratios); valid if ngeomean >= 2 */
 	int want_stddev, want_geomean;
 	int nresults;                 /* result dirs that went into the table */
 	int nsingle;                  /* cases left out: present in one column only */
@@ -69,8 +89,17 @@ struct cmp_table {
 int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 	      struct cmp_table **out, char *err, size_t errlen);
 
-/* Percent change of v against base; 0 (no percent) when either is 0. */
+/* Percent change of v against base; 0 (no percent) when either is 0.
+ * |change| below 0.05 % is 0, so a table never shows "-0.0%". */
 int cmp_change(double base, double v, double *pct);
+
+/* 1 when TOTAL and GEOMEAN are n/a: every row has an n/a cell. */
+int cmp_summary_na(const struct cmp_table *t);
+
+/* Welch's two-sided t-test of b against a at 95 % (GSL's t distribution):
+ * 1 significant, 0 not, -1 when either has fewer than 2 runs; *p the
+ * p-value.  Zero variance on both sides: significant iff the means differ. */
+int cmp_welch(const struct cmp_cell *a, const struct cmp_cell *b, double *p);
 
 /* Writes the table; returns 0, or -1 on a write error. */
 int cmp_write(const struct cmp_table *t, enum cmp_format fmt, FILE *f);

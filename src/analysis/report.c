@@ -383,7 +383,8 @@ static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row
 {
 	const struct cmp_cell *cell = &row->cells[c];
 	if (!cell->runs) {
-		fputs("<td class=\"num note\">missing</td>", f);
+		fputs(cell->na ? "<td class=\"num note\">n/a</td>" : "<td class=\"num note\">missing</td>",
+		      f);
 		if (c)
 			fputs("<td></td>", f);
 		return;
@@ -396,8 +397,11 @@ static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row
 	if (!c)
 		return;
 	double pct;
+	/* colour only a change Welch's t-test finds significant (docs/compare.md) */
 	if (row->cells[0].runs && cmp_change(row->cells[0].mean, cell->mean, &pct))
-		fprintf(f, "<td class=\"num %s\">%+.1f%%</td>", change_class(pct, m->better), pct);
+		fprintf(f, "<td class=\"num %s\">%+.1f%%%s</td>",
+			cell->sig == 1 ? change_class(pct, m->better) : "", pct,
+			cell->sig == 1 ? "*" : cell->sig == 0 ? "~" : "");
 	else
 		fputs("<td></td>", f);
 }
@@ -405,14 +409,19 @@ static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row
 static void sum_row(FILE *f, const struct cmp_table *t, const struct metric *m, const char *name,
 		    const double *v)
 {
+	(void)m;   /* sums carry no test: never coloured */
 	fputs("<tr class=\"total\"><td>", f);
 	ESC(f, name);
 	fputs("</td>", f);
 	for (int c = 0; c < t->ncols; c++) {
+		if (cmp_summary_na(t)) {
+			fputs(c ? "<td class=\"num note\">n/a</td><td></td>" : "<td class=\"num note\">n/a</td>", f);
+			continue;
+		}
 		fprintf(f, "<td class=\"num\">%.2f</td>", v[c]);
 		double pct;
 		if (c && cmp_change(v[0], v[c], &pct))
-			fprintf(f, "<td class=\"num %s\">%+.1f%%</td>", change_class(pct, m->better), pct);
+			fprintf(f, "<td class=\"num\">%+.1f%%</td>", pct);
 		else if (c)
 			fputs("<td></td>", f);
 	}
@@ -424,7 +433,9 @@ static void table_html(FILE *f, const struct cmp_table *t, const struct metric *
 	fprintf(f, "<h3 id=\"cmp-%s\">%s", m->name, m->name);
 	if (m->unit[0])
 		fprintf(f, " (%s)", m->unit);
-	fprintf(f, "</h3>\n<p class=\"note\">%s; columns by %s, first is the baseline</p>\n"
+	fprintf(f, "</h3>\n<p class=\"note\">%s; columns by %s, first is the baseline; "
+		   "a change is coloured only when significant (Welch's t-test, 95 %%: "
+		   "* significant, ~ not, unmarked: fewer than 2 runs a side)</p>\n"
 		   "<table class=\"cmp\"><tr><th>case</th>", m->what, t->field);
 	for (int c = 0; c < t->ncols; c++) {
 		fputs(c ? "<th colspan=\"2\">" : "<th>", f);

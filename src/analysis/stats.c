@@ -43,6 +43,11 @@ struct stats_acc {
 	struct task_bw tasks[STATS_MAX_TASKS];
 	int ntasks;
 	uint64_t n31_start, n31_wait;
+	/* 3.1: each task's last balance_dirty_start, ended by its balance_dirty_wait */
+	struct { int pid; int64_t ts_us; } w31[STATS_MAX_TASKS];
+	int nw31;
+	uint64_t nbdw, bdw_hist[PAUSE_HIST];
+	double bdw_sum_ms, bdw_max_ms;
 	/* NFS commit events */
 	uint64_t ncommit_sent, commit_pages;
 	struct extra extra[STATS_MAX_EXTRA];
@@ -194,6 +199,41 @@ static void feed_bdp(struct stats_acc *s, const struct wb_event *e)
 	s->pause_hist[p < PAUSE_HIST ? p : PAUSE_HIST - 1]++;
 }
 
+/* 3.1's throttling loop: balance_dirty_start, maybe a written chunk, the
+ * sleep, then balance_dirty_wait; one start-to-wait span is the 3.1
+ * counterpart of a pause (writeback done by the task included). */
+static void bdw_start(struct stats_acc *s, const struct wb_event *e)
+{
+	for (int i = 0; i < s->nw31; i++)
+		if (s->w31[i].pid == e->pid) {
+			s->w31[i].ts_us = e->ts_us;
+			return;
+		}
+	if (s->nw31 < STATS_MAX_TASKS) {
+		s->w31[s->nw31].pid = e->pid;
+		s->w31[s->nw31++].ts_us = e->ts_us;
+	}
+}
+
+static void bdw_end(struct stats_acc *s, const struct wb_event *e)
+{
+	for (int i = 0; i < s->nw31; i++) {
+		if (s->w31[i].pid != e->pid || s->w31[i].ts_us < 0)
+			continue;
+		double ms = (double)(e->ts_us - s->w31[i].ts_us) / 1000.0;
+		s->w31[i].ts_us = -1;
+		if (ms < 0)
+			return;
+		int64_t b = (int64_t)llround(ms);
+		s->nbdw++;
+		s->bdw_sum_ms += ms;
+		if (ms > s->bdw_max_ms)
+			s->bdw_max_ms = ms;
+		s->bdw_hist[b < PAUSE_HIST ? b : PAUSE_HIST - 1]++;
+		return;
+	}
+}
+
 void stats_feed(struct stats_acc *s, const struct wb_event *e)
 {
 	if (!s->have_events) {
@@ -216,9 +256,11 @@ void stats_feed(struct stats_acc *s, const struct wb_event *e)
 		break;
 	case EV_BALANCE_DIRTY_START:
 		s->n31_start++;
+		bdw_start(s, e);
 		break;
 	case EV_BALANCE_DIRTY_WAIT:
 		s->n31_wait++;
+		bdw_end(s, e);
 		break;
 	case EV_NFS_COMMIT_UNSTABLE_PAGES:
 		if (e->v[F_RET] > 0) {
@@ -274,6 +316,20 @@ static void put(FILE *f, const char *name, double v)
 		fprintf(f, "%s %.0f\n", name, v);
 	else
 		fprintf(f, "%s %.4f\n", name, v);
+}
+
+/* Nearest-rank percentile over the balance_dirty_wait histogram (ms). */
+static double bdw_pct(const struct stats_acc *s, double pct)
+{
+	if (!s->nbdw)
+		return 0;
+	uint64_t rank = (uint64_t)ceil(pct / 100.0 * (double)s->nbdw), seen = 0;
+	for (int i = 0; i < PAUSE_HIST; i++) {
+		seen += s->bdw_hist[i];
+		if (seen >= rank)
+			return i == PAUSE_HIST - 1 || i > s->bdw_max_ms ? s->bdw_max_ms : i;
+	}
+	return s->bdw_max_ms;
 }
 
 /* Nearest-rank percentile over the pause histogram. */
@@ -409,7 +465,13 @@ int stats_write(struct stats_acc *s, FILE *f)
 	put(f, "writeback_max_pages", (double)s->max_writeback);
 	put(f, "unstable_max_pages", (double)s->max_unstable);
 	put(f, "time_over_limit_s", s->over_limit_us / 1e6);
+	/* 3.1 has no balance_dirty_pages (nor bdi_dirty_ratelimit) event: what
+	 * those events measure is absent from its stats (compare shows n/a), and
+	 * its own loop's spans are the bdw_* figures below */
+	int is31 = s->n31_start || s->n31_wait;
+	int bdp = s->nbdp || !is31, bdr = s->nbdr || !is31;
 	put(f, "bdp_events", (double)s->nbdp);
+	if (bdp) {
 	put(f, "pause_count", (double)s->npause);
 	put(f, "pause_ms_mean", s->npause ? s->pause_sum / (double)s->npause : 0);
 	put(f, "pause_ms_p50", (double)pause_pct(s, 50));
@@ -419,12 +481,23 @@ int stats_write(struct stats_acc *s, FILE *f)
 	put(f, "paused_ms_max", s->paused_max);
 	put(f, "task_ratelimit_mean_kbps", s->nbdp ? s->task_rl_sum / (double)s->nbdp : 0);
 	put(f, "task_ratelimit_steady_kbps", steady_ratelimit(s));
+	}
 	put(f, "ratelimit_updates", (double)s->nbdr);
+	if (bdr) {
 	put(f, "dirty_ratelimit_mean_kbps", s->nbdr ? s->dirty_rl_sum / (double)s->nbdr : 0);
 	put(f, "balanced_ratelimit_mean_kbps", s->nbdr ? s->balanced_rl_sum / (double)s->nbdr : 0);
 	put(f, "avg_write_bw_mean_kbps", s->nbdr ? s->awrite_bw_sum / (double)s->nbdr : 0);
+	}
 	put(f, "balance_dirty_start_events", (double)s->n31_start);
 	put(f, "balance_dirty_wait_events", (double)s->n31_wait);
+	if (is31) {
+		put(f, "bdw_count", (double)s->nbdw);
+		put(f, "bdw_ms_mean", s->nbdw ? s->bdw_sum_ms / (double)s->nbdw : 0);
+		put(f, "bdw_ms_p50", bdw_pct(s, 50));
+		put(f, "bdw_ms_p90", bdw_pct(s, 90));
+		put(f, "bdw_ms_p99", bdw_pct(s, 99));
+		put(f, "bdw_ms_max", s->bdw_max_ms);
+	}
 	if (s->ncommit_sent) {
 		put(f, "commit_events", (double)s->ncommit_sent);
 		put(f, "commit_pages_mean", (double)s->commit_pages / (double)s->ncommit_sent);

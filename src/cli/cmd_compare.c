@@ -9,6 +9,7 @@
 
 static const char usage[] =
 	"usage: wblab compare [-c FIELD] [-e METRIC] [-g REGEX]... [-v REGEX]...\n"
+	"                     [--baseline VALUE] [--order V1,V2,...]\n"
 	"                     [--stddev] [--geomean] [--format text|tsv|json] DIR...\n"
 	"\n"
 	"Compare one metric of many results: one row per case, one column per value\n"
@@ -27,23 +28,38 @@ static const char usage[] =
 	"  -v, --reverse-grep REGEX  drop cases matching REGEX (repeatable)\n"
 	"                         -g/-v test the row key and the unmasked\n"
 	"                         GROUP/CASE-KERNEL, so -v KERNEL drops a column\n"
+	"      --baseline VALUE   this value of FIELD is the first column, the one\n"
+	"                         percents refer to\n"
+	"      --order V1,V2,...  these values first, in this order (others follow);\n"
+	"                         with --baseline, the baseline still comes first\n"
 	"      --stddev           append the relative stddev of repeated runs, ±x%\n"
 	"      --geomean          add a GEOMEAN row (over rows present in every column)\n"
 	"      --format F         text (default), tsv or json\n"
 	"\n"
-	"Columns appear in the order their values are first met in the sorted list of\n"
-	"results, except the baseline (first column): the value of the first result\n"
-	"under the first DIR.  Rows are GROUP/CASE-KERNEL with FIELD's part masked as\n"
+	"Options may come anywhere among the DIRs.  Columns: --baseline, then --order;\n"
+	"else the order a DIR records in its " CMP_ORDER_FILE " file (`FIELD = V1,V2,...`,\n"
+	"written by `wblab seed`); else the order values are first met in the sorted\n"
+	"list of results, except the baseline (first column): the value of the first\n"
+	"result under the first DIR.  Rows are GROUP/CASE-KERNEL with FIELD's part masked as\n"
 	"X, sorted; runs of one case in one column are averaged; a case in fewer than\n"
 	"two columns is left out.  Text cells: baseline \"%24.2f\", others\n"
 	"\"%+10.1f%% %12.2f\" (plain \"%24.2f\" when either value is 0); a missing cell\n"
-	"prints as 0.00 and counts 0 in TOTAL (the plain column sums).\n"
+	"prints as 0.00 and counts 0 in TOTAL (the plain column sums).  A result\n"
+	"whose stats lacks METRIC while others have it did not measure it: \"n/a\",\n"
+	"and its row is left out of TOTAL and GEOMEAN (n/a when all rows are).\n"
 	"\n"
-	"tsv: header \"key FIELD METRIC stddev runs change_pct\", then one line per\n"
+	"Significance: a cell with >= 2 runs, against a baseline cell with >= 2, gets\n"
+	"Welch's t-test at 95 %: \"*\" after the value when significant, \"~\" when not\n"
+	"(a blank: untested).  --geomean adds a CI95 GEOMEAN line (95 % interval of\n"
+	"the geometric-mean ratio over the rows).\n"
+	"\n"
+	"tsv: header \"key FIELD METRIC stddev runs change_pct p_value significant\",\n"
+	"  then one line per\n"
 	"  (row, column); empty stddev when runs < 2, empty mean and runs 0 when\n"
-	"  missing; then TOTAL (and GEOMEAN) lines keyed \"TOTAL METRIC\".\n"
+	"  missing (mean \"n/a\" when not measured); then TOTAL (and GEOMEAN) lines keyed \"TOTAL METRIC\".\n"
 	"json: {\"field\", \"metric\", \"columns\": [...], \"rows\": [{\"key\", \"cells\":\n"
-	"  [{\"mean\", \"stddev\", \"runs\", \"change_pct\"} or null]}], \"total\": {\"values\",\n"
+	"  [{\"mean\", \"stddev\", \"runs\", \"change_pct\"[, \"p_value\", \"significant\"]},\n"
+	"  null or \"n/a\"]}], \"total\": {\"values\",\n"
 	"  \"change_pct\"}, [\"geomean\", \"geomean_rows\"], \"left_out_single\"}.\n"
 	"See docs/compare.md.\n"
 	"\n"
@@ -54,6 +70,7 @@ struct cli {
 	struct cmp_options o;
 	enum cmp_format fmt;
 	const char **grep, **vgrep;
+	const char **order;
 };
 
 static void push(const char ***v, int *n, const char *s)
@@ -70,7 +87,7 @@ static void push(const char ***v, int *n, const char *s)
 /* Returns the index of the first DIR, or -1 after printing a usage error. */
 static int parse_args(int argc, char **argv, struct cli *c)
 {
-	enum { OPT_STDDEV = 256, OPT_GEOMEAN, OPT_FORMAT };
+	enum { OPT_STDDEV = 256, OPT_GEOMEAN, OPT_FORMAT, OPT_BASELINE, OPT_ORDER };
 	static const struct option longopts[] = {
 		{ "compare", required_argument, NULL, 'c' },
 		{ "evaluate", required_argument, NULL, 'e' },
@@ -79,17 +96,29 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "stddev", no_argument, NULL, OPT_STDDEV },
 		{ "geomean", no_argument, NULL, OPT_GEOMEAN },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "order", required_argument, NULL, OPT_ORDER },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+c:e:g:v:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:e:g:v:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': c->o.field = optarg; break;
 		case 'e': c->o.metric = optarg; break;
 		case 'g': push(&c->grep, &c->o.ngrep, optarg); break;
 		case 'v': push(&c->vgrep, &c->o.nvgrep, optarg); break;
+		case OPT_BASELINE: c->o.baseline = optarg; break;
+		case OPT_ORDER:
+			c->o.norder = 0;
+			for (char *save = NULL, *p = strtok_r(optarg, ",", &save); p;
+			     p = strtok_r(NULL, ",", &save))
+				push(&c->order, &c->o.norder, p);
+			if (c->o.norder)
+				break;
+			wb_error("compare: --order needs a comma-separated list of values");
+			return -1;
 		case OPT_STDDEV: c->o.stddev = 1; break;
 		case OPT_GEOMEAN: c->o.geomean = 1; break;
 		case OPT_FORMAT:
@@ -104,6 +133,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	}
 	c->o.grep = c->grep;
 	c->o.vgrep = c->vgrep;
+	c->o.order = c->order;
 	if (optind >= argc) {
 		wb_error("compare: no DIR given (see 'wblab help compare')");
 		return -1;
@@ -135,6 +165,7 @@ static int run_compare(int argc, char **argv)
 out:
 	free(c.grep);
 	free(c.vgrep);
+	free(c.order);
 	return rc;
 }
 

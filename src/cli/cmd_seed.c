@@ -41,7 +41,8 @@ static const char usage[] =
 	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
 	"seed's layout, then the NFS metrics (TOTAL rows), and write graphs and a report.\n\n"
 	"  -o, --out DIR      results root (default ./seed-results); also gets\n"
-	"                     compare-write_bw.txt, compare-nfs.txt and report.html\n"
+	"                     compare-write_bw.txt, compare-nfs.txt, report.html and\n"
+	"                     .wblab-order (vanilla first, for 'wblab compare DIR')\n"
 	"  -t, --runtime SEC  simulated seconds per case (default 300, as the seed's runs)\n"
 	"  -j, --jobs N       cases run in parallel (default: number of CPUs)\n"
 	"      --seed N       random seed of every case (default 1): the server disk's\n"
@@ -163,6 +164,19 @@ static int write_file_tables(const char *out, char **dirs)
 	return 0;
 }
 
+/* Records the seed's column order at the root, so that `wblab compare OUT`
+ * puts vanilla first as this command's own table does. */
+static int write_order(const char *out)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/%s", out, CMP_ORDER_FILE);
+	FILE *f = fopen(p, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "kernel = %s,%s\n", seed_kernels[0], seed_kernels[1]);
+	return fclose(f) ? -1 : 0;
+}
+
 static int run_seed(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -236,6 +250,9 @@ static int run_seed(int argc, char **argv)
 	}
 	if (simulate_all(js, 2 * NSEED, (int)jobs, 1))
 		return 1;
+	if (write_order(out))
+		wb_error("cannot write %s/%s (compare of the root will order columns by name)", out,
+			 CMP_ORDER_FILE);
 	char *dirs[2 * NSEED];
 	result_dirs(out, js, 0, dirs);
 	result_dirs(out, js, 1, dirs + NSEED);

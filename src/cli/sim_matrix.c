@@ -16,6 +16,12 @@ const char sim_matrix_usage[] =
 	"  -t, --runtime SEC   simulated seconds per case (default 300)\n"
 	"  -o, --out DIR       results root (default ./results)\n"
 	"      --seed N        RNG seed (default 1); same inputs + seed = identical files\n"
+	"      --repeat N      run every (case, model) N times: run R (1..N) uses seed\n"
+	"                      S+R-1 and is CASE-KERNEL.R (run 1: CASE-KERNEL), as\n"
+	"                      'wblab run --repeat' names them; compare averages\n"
+	"                      them and tests the differences (docs/compare.md)\n"
+	"      --run R         make only run R (its result dir and meta run), with the\n"
+	"                      seed given: each repeat's cmdline uses it\n"
 	"      --set KEY=VAL   override a model parameter (repeatable; list below)\n"
 	"  -j, --jobs N        cases run in parallel (default: number of CPUs)\n"
 	"      --no-trace      skip the trace file (stats are still computed)\n"
@@ -95,7 +101,19 @@ static int parse_shard(struct sim_matrix *m, const char *arg)
 	return 0;
 }
 
-enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD, O_TFMT, O_POLICY };
+enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD, O_TFMT, O_REPEAT,
+       O_RUN, O_POLICY };
+
+static int parse_count(const char *opt, const char *arg, int *out)
+{
+	uint64_t v;
+	if (parse_u64(arg, &v) || v < 1 || v > 100000) {
+		wb_error("%s: '%s' is not a number from 1 to 100000", opt, arg);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
 
 int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 {
@@ -108,6 +126,7 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 		{ "cases-from", required_argument, NULL, O_CASES },
 		{ "shard", required_argument, NULL, O_SHARD }, { "quiet", no_argument, NULL, 'q' },
 		{ "policy", required_argument, NULL, O_POLICY },
+		{ "repeat", required_argument, NULL, O_REPEAT }, { "run", required_argument, NULL, O_RUN },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *kernels = NULL;
@@ -116,6 +135,7 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 	m->out = "results";
 	m->runtime = 300;
 	m->seed = 1;
+	m->repeat = 1;
 	m->jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
 	params_defaults(&m->p);
 	optind = 1;
@@ -151,6 +171,14 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 				return -1;
 			break;
 		case 'q': m->quiet = 1; break;
+		case O_REPEAT:
+			if (parse_count("--repeat", optarg, &m->repeat))
+				return -1;
+			break;
+		case O_RUN:
+			if (parse_count("--run", optarg, &m->run))
+				return -1;
+			break;
 		case O_SHARD:
 			if (parse_shard(m, optarg))
 				return -1;
@@ -178,6 +206,10 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 			wb_error("CASE '%s': %s", argv[i], err);
 			return -1;
 		}
+	if (m->run && m->repeat > 1) {
+		wb_error("%s: --run and --repeat exclude each other", argv[0]);
+		return -1;
+	}
 	if (!m->cases.n) {
 		wb_error("%s: no CASE (see 'wblab %s --help')", argv[0], argv[0]);
 		return -1;
@@ -208,9 +240,14 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 	snprintf(num, sizeof(num), "%.17g", m->runtime);
 	v[n++] = strdup("-t");
 	v[n++] = strdup(num);
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)m->seed);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)j->seed);
 	v[n++] = strdup("--seed");
 	v[n++] = strdup(num);
+	if (j->run > 1) {
+		snprintf(num, sizeof(num), "%d", j->run);
+		v[n++] = strdup("--run");
+		v[n++] = strdup(num);
+	}
 	for (int i = 0; i < m->nsets; i++) {
 		v[n++] = strdup("--set");
 		v[n++] = strdup(m->sets[i]);
@@ -237,7 +274,7 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 {
 	char err[512];
-	int total = m->cases.n * m->nm, n = 0;
+	int total = m->cases.n * m->nm * m->repeat, n = 0;
 	struct sim_job *js = calloc((size_t)(total ? total : 1), sizeof(*js));
 	*jsp = NULL;
 	*np = 0;
@@ -253,13 +290,14 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 			sim_matrix_free(m, js, n);
 			return -1;
 		}
-		for (int k = 0; k < m->nm; k++) {
-			int idx = i * m->nm + k;
+		for (int k = 0; k < m->nm * m->repeat; k++) {
+			int idx = i * m->nm * m->repeat + k, r = k % m->repeat;
 			if (m->shard_n && idx % m->shard_n != m->shard_i - 1)
 				continue;
 			struct sim_job *j = &js[n];
-			*j = (struct sim_job){ .c = cs, .model = m->models[k],
-				.kernel_name = m->models[k]->name, .p = &m->p, .seed = m->seed,
+			*j = (struct sim_job){ .c = cs, .model = m->models[k / m->repeat],
+				.kernel_name = m->models[k / m->repeat]->name, .p = &m->p,
+				.seed = m->seed + (uint64_t)r, .run = m->run ? m->run : r + 1,
 				.runtime = m->runtime, .out = m->out, .no_trace = m->no_trace,
 				.text_trace = m->text_trace };
 			if (!(j->argv = job_argv(m, j, &j->argc))) {

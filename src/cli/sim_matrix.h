@@ -17,6 +17,8 @@ struct sim_matrix {
 	double runtime;
 	uint64_t seed, jobs;
 	int no_trace, text_trace, quiet;
+	int repeat;                        /* --repeat N (>= 1): runs 1..N, seeds S..S+N-1 */
+	int run;                           /* --run R: this one run (seed as given) */
 	int shard_i, shard_n;              /* 1-based slice i of n; n 0: all */
 	struct sim_params p;
 	int nsets;

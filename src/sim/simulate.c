@@ -54,7 +54,7 @@ int simulate_one(const struct sim_job *j)
 		wb_error("out of memory");
 		goto out;
 	}
-	if (result_begin(&rd, j->out, &j->c, j->kernel_name, 1, err, sizeof(err))) {
+	if (result_begin(&rd, j->out, &j->c, j->kernel_name, j->run > 1 ? j->run : 1, err, sizeof(err))) {
 		wb_error("%s", err);
 		goto out;
 	}
@@ -111,7 +111,7 @@ int simulate_one(const struct sim_job *j)
 	if (pf)
 		write_params(j, pf);
 	bad |= (f && fclose(f)) | (pf && fclose(pf));
-	bad |= result_write_meta(&rd, &j->c, j->kernel_name, 1, "sim");
+	bad |= result_write_meta(&rd, &j->c, j->kernel_name, j->run > 1 ? j->run : 1, "sim");
 	bad |= result_write_cmdline(&rd, j->argc, j->argv);
 	if (bad || result_commit(&rd)) {
 		wb_error("cannot write result %s", rd.final_path);

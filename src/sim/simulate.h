@@ -13,6 +13,7 @@ struct sim_job {
 	const char *kernel_name;   /* result/column name; the model's name by default */
 	const struct sim_params *p;
 	uint64_t seed;
+	int run;                   /* run number: 0/1 -> CASE-KERNEL, N >= 2 -> CASE-KERNEL.N */
 	double runtime;
 	const char *out;
 	int no_trace;

@@ -86,6 +86,42 @@ check_cmd "--geomean" cmp "$DATA/repeats-geomean.golden" <("$WBLAB" compare --ge
 out=$("$WBLAB" compare -c run -g 'A$' "$R" 2>/dev/null)
 check_cmd "-c run: runs as columns" grep -q '^                  100.00       +10.0%       110.00       -10.0%        90.00  thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-A$' <<<"$out"
 
+# --- --baseline, --order, a root's recorded order, options after DIR ---
+check_cmd "--baseline B" cmp "$DATA/repeats-baseline.golden" <("$WBLAB" compare --baseline B "$R")
+check_cmd "options after DIR" cmp "$DATA/repeats-baseline.golden" <("$WBLAB" compare "$R" --baseline B)
+check_cmd "--order on -c fs" cmp "$DATA/fs-order.golden" <("$WBLAB" compare "$F" -c fs --order xfs,ext4)
+check_cmd "--order then --baseline" bash -c "'$WBLAB' compare -c fs --order xfs,ext4 --baseline btrfs '$F' | head -1 | grep -q '^ *btrfs  *xfs  *ext4  *ext3  \$'"
+"$WBLAB" compare --baseline C "$R" >"$T/o" 2>"$T/e"; rc=$?
+check_cmd "--baseline not among the values exits 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"\-\-baseline: no kernel 'C' among the results (A B)\" '$T/e' && [ ! -s '$T/o' ]"
+"$WBLAB" compare --order A,Z "$R" >/dev/null 2>"$T/e"; rc=$?
+check_cmd "--order value not among the values exits 2" bash -c "[ $rc -eq 2 ] && grep -q \"no kernel 'Z'\" '$T/e'"
+check_cmd "the seed root's recorded order: vanilla first" bash -c "
+	printf 'kernel = 3.1.0-rc8-vanilla+,3.1.0-rc8-nfs-wq4+\n' >'$T/one/.wblab-order' &&
+	cmp '$DATA/seed-table.golden' <('$WBLAB' compare '$T/one')"
+check_cmd "--order overrides the recorded order" \
+	bash -c "'$WBLAB' compare --order 3.1.0-rc8-nfs-wq4+ '$T/one' | head -1 | grep -q '^      3.1.0-rc8-nfs-wq4+'"
+printf 'kernel = 3.1.0-rc8-vanilla+\nkernel\n' >"$T/one/.wblab-order"
+"$WBLAB" compare "$T/one" >/dev/null 2>"$T/e"; rc=$?
+check_cmd "malformed order file: file and line, exit 1" bash -c "[ $rc -eq 1 ] && grep -q '.wblab-order:2:' '$T/e'"
+rm "$T/one/.wblab-order"
+
+# --- significance: Welch's t-test at 95 % on repeats ---
+SG=$T/sig
+for r in 1 2 3 4; do
+	mkres "$SG" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 A $r $((100 + r))      # 101..104
+	mkres "$SG" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 B $r $((105 - r))      # 104..101: equal mean
+	mkres "$SG" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 A $r $((100 + r))
+	mkres "$SG" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 B $r $((120 + r))       # shifted 20, noise ~1.3
+done
+out=$("$WBLAB" compare "$SG")
+check_cmd "equal means: not significant (~)" grep -q '^ *102.50 *+0.0% *102.50~ thresh=1G/ext4' <<<"$out"
+check_cmd "shifted beyond noise: significant (*)" grep -q '^ *102.50 *+19.5% *122.50\* thresh=1G/xfs' <<<"$out"
+out=$("$WBLAB" compare --format tsv "$SG")
+check_cmd "tsv: p_value and significant fields" test "$(awk -F'\t' '$2=="B" && $5==4 {print substr($1,11,4), $8}' <<<"$out" | tr '\n' ' ')" = "ext4 0 xfs- 1 "
+check_cmd "json: significant true/false" bash -c "'$WBLAB' compare --format json '$SG' | grep -q '\"significant\": false' && '$WBLAB' compare --format json '$SG' | grep -q '\"significant\": true'"
+check_cmd "report colours only the significant change" bash -c "'$WBLAB' report --no-graphs -o '$T/sig.html' '$SG' >/dev/null 2>&1 && grep -q 'class=\"num good\">+19.5%\*' '$T/sig.html' && grep -q 'class=\"num \">+0.0%~' '$T/sig.html'"
+
 # --- params key as the field ---
 P=$T/params
 mkres "$P/a" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 sim 1 10
@@ -107,6 +143,43 @@ mkres "$M" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 C 1 5
 mkres "$M" thresh=1G btrfs-1dd-4k-8p-4096M-1024M:10 B 1 99
 check_cmd "missing cells" cmp "$DATA/missing.golden" <("$WBLAB" compare "$M" 2>/dev/null)
 check_cmd "single-column case noted on stderr" bash -c "'$WBLAB' compare '$M' 2>&1 >/dev/null | grep -q '1 case(s) exist under one kernel only'"
+
+# --- n/a: a result that did not measure the metric (no line in stats) ---
+NA=$T/na
+mkres "$NA" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 3.1 1 10
+mkres "$NA" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 3.2 1 20 "pause_ms_p99 8"
+mkres "$NA" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 6.x 1 30 "pause_ms_p99 6"
+mkres "$NA" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 3.1 1 10 "pause_ms_p99 40"
+mkres "$NA" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 3.2 1 20 "pause_ms_p99 20"
+mkres "$NA" thresh=1G xfs-1dd-4k-8p-4096M-1024M:10 6.x 1 30 "pause_ms_p99 20.01"
+check_cmd "n/a cells, TOTAL over fully measured rows (text)" cmp "$DATA/na.golden" \
+	<("$WBLAB" compare -e pause_ms_p99 --geomean "$NA" 2>/dev/null)
+check_cmd "n/a as tsv" cmp "$DATA/na.tsv" <("$WBLAB" compare -e pause_ms_p99 --format tsv "$NA" 2>/dev/null)
+check_cmd "n/a as json" cmp "$DATA/na.json" <("$WBLAB" compare -e pause_ms_p99 --format json "$NA" 2>/dev/null)
+check_cmd "n/a noted on stderr" bash -c "'$WBLAB' compare -e pause_ms_p99 '$NA' 2>&1 >/dev/null | grep -q 'TOTAL and GEOMEAN leave out 1 of 2 rows'"
+check_cmd "a change below 0.05% is +0.0%, never -0.0%" bash -c "'$WBLAB' compare -e pause_ms_p99 --baseline 6.x '$NA' 2>/dev/null | grep -q '^ *20.01 *+99.9% *40.00 *+0.0% *20.00  thresh=1G/xfs'"
+out=$("$WBLAB" compare -e pause_ms_p99 -g ext4 "$NA" 2>/dev/null)
+check_cmd "every row n/a somewhere: TOTAL is n/a" grep -q '^ *n/a  *n/a  *n/a  TOTAL pause_ms_p99$' <<<"$out"
+check_cmd "report shows n/a" bash -c "'$WBLAB' report --no-graphs -o '$T/na.html' '$NA' >/dev/null 2>&1; grep -q '<td class=\"num note\">n/a</td>' '$T/na.html'"
+
+# --- what differs between the columns' results (params/env) ---
+EV=$T/envdiff
+c=thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10
+mkres "$EV/a" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 sim 1 50
+printf 'seed = 1\ndisk.bw_mbps = 50\nbdi_strict_limit = 0\n' >"$EV/a/$c-sim/params"
+mkres "$EV/b" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 sim 1 80
+printf 'seed = 1\ndisk.bw_mbps = 80\nbdi_strict_limit = 1\n' >"$EV/b/$c-sim/params"
+printf 'vm.dirty_ratio = 20\n' >"$EV/b/$c-sim/env"
+mkres "$EV/c" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 sim 1 79
+printf 'seed = 2\ndisk.bw_mbps = 80\nbdi_strict_limit = 0\n' >"$EV/c/$c-sim/params"
+"$WBLAB" compare -c disk.bw_mbps "$EV" >"$T/o" 2>"$T/e"
+check_cmd "env diff: columns differ in a params key" grep -q 'columns differ in params.bdi_strict_limit: 0 vs 1' "$T/e"
+check_cmd "env diff: and in an env key" grep -q 'columns differ in env.vm.dirty_ratio: (absent) vs 20' "$T/e"
+check_cmd "env diff: a column merging differing results warns" grep -q 'one disk.bw_mbps value merges results that differ in params.bdi_strict_limit' "$T/e"
+check_cmd "env diff: seed (a run's identity) is not a difference" bash -c "! grep -q 'params.seed' '$T/e'"
+"$WBLAB" compare "$EV" >/dev/null 2>"$T/e"; rc=$?
+check_cmd "nothing to compare under kernel: suggests -c KEY" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'try -c disk.bw_mbps, -c bdi_strict_limit' '$T/e'"
 
 # --- errors ---
 "$WBLAB" compare -e no_such_metric "$S" >"$T/o" 2>"$T/e"; rc=$?

@@ -226,6 +226,28 @@ static void test_repeats_stddev_geomean(void **state)
 	cmp_free(t);
 }
 
+/* Welch's t-test: equal means are not significant, a shift well beyond the
+ * noise is; textbook value: t = 8.66, df = 2 gives p = 0.0131. */
+static void test_welch(void **state)
+{
+	(void)state;
+	double p;
+	struct cmp_cell a = { .runs = 4, .mean = 102.5, .stddev = 1.29 };
+	struct cmp_cell same = { .runs = 4, .mean = 102.5, .stddev = 1.29 };
+	struct cmp_cell shifted = { .runs = 4, .mean = 122.5, .stddev = 1.29 };
+	struct cmp_cell one = { .runs = 1, .mean = 200 };
+	assert_int_equal(cmp_welch(&a, &same, &p), 0);
+	assert_true(p > 0.99);
+	assert_int_equal(cmp_welch(&a, &shifted, &p), 1);
+	assert_true(p < 1e-6);
+	assert_int_equal(cmp_welch(&a, &one, &p), -1);
+	struct cmp_cell x = { .runs = 3, .mean = 100, .stddev = 10 }, y = { .runs = 2, .mean = 150 };
+	assert_int_equal(cmp_welch(&x, &y, &p), 1);
+	assert_true(fabs(p - 0.01307) < 1e-4);
+	struct cmp_cell z1 = { .runs = 2, .mean = 5 }, z2 = { .runs = 3, .mean = 5 };
+	assert_int_equal(cmp_welch(&z1, &z2, &p), 0);
+}
+
 static void test_missing_cell_and_formats(void **state)
 {
 	(void)state;
@@ -252,9 +274,10 @@ static void test_missing_cell_and_formats(void **state)
 				    "\"change_pct\": null}, null, {\"mean\": 5,"));
 	free(out);
 	out = render(t, CMP_TSV);
-	assert_non_null(strstr(out, "key\tkernel\twrite_bw\tstddev\truns\tchange_pct\n"));
-	assert_non_null(strstr(out, "g/xfs-1dd-4k-8p-4096M-1G:10-X\tB\t\t\t0\t\n"));
-	assert_non_null(strstr(out, "TOTAL write_bw\tC\"q\t45\t\t\t125\n"));
+	assert_non_null(strstr(out, "key\tkernel\twrite_bw\tstddev\truns\tchange_pct\tp_value\t"
+				    "significant\n"));
+	assert_non_null(strstr(out, "g/xfs-1dd-4k-8p-4096M-1G:10-X\tB\t\t\t0\t\t\t\n"));
+	assert_non_null(strstr(out, "TOTAL write_bw\tC\"q\t45\t\t\t125\t\t\n"));
 	free(out);
 	cmp_free(t);
 }
@@ -302,6 +325,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_change),
+		cmocka_unit_test(test_welch),
 		cmocka_unit_test_setup_teardown(test_seed_golden, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mask_fs_and_thresh, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repeats_stddev_geomean, setup, teardown),
