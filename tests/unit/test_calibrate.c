@@ -147,7 +147,7 @@ static void cpu_time_cap_and_knobs_are_used(void **state)
 	assert_true(cal.bw_mbps == 55);
 	assert_int_equal(cal.bdi_strict_limit, 1);
 	assert_int_equal(cal.bdi_max_ratio, 40);
-	assert_int_equal(cal.seek_ms, 0);   /* a loop device */
+	assert_int_equal(cal.loop_device, 1);
 }
 
 static void a_simulated_result_is_refused(void **state)
