@@ -77,5 +77,7 @@ static int run_calibrate(int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
-const struct wb_command cmd_calibrate = { "calibrate", "simulator parameters (device, writer CPU) from a real result",
-					  usage_text, run_calibrate };
+WB_COMMAND(calibrate, 110) = {
+	"calibrate", "simulator parameters (device, writer CPU) from a real result",
+	usage_text, NULL, NULL, NULL, run_calibrate,
+};

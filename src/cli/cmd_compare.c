@@ -169,7 +169,7 @@ out:
 	return rc;
 }
 
-const struct wb_command cmd_compare = {
-	"compare", "compare one metric across kernels/fs/thresholds, one row per case", usage,
-	run_compare,
+WB_COMMAND(compare, 70) = {
+	"compare", "compare one metric across kernels/fs/thresholds, one row per case",
+	usage, NULL, NULL, NULL, run_compare,
 };

@@ -366,7 +366,7 @@ static int run_import(int argc, char **argv)
 	return 0;
 }
 
-const struct wb_command cmd_import = {
+WB_COMMAND(import, 60) = {
 	"import", "import TRACE -o DIR: a kernel trace (text or trace-cmd .dat) into a result",
-	usage, run_import,
+	usage, NULL, NULL, NULL, run_import,
 };

@@ -146,7 +146,7 @@ static int run_plot(int argc, char **argv)
 	return rc;
 }
 
-const struct wb_command cmd_plot = {
-	"plot", "writeback-tests graphs (PNG+SVG via gnuplot) of result directories", usage,
-	run_plot,
+WB_COMMAND(plot, 90) = {
+	"plot", "writeback-tests graphs (PNG+SVG via gnuplot) of result directories",
+	usage, NULL, NULL, NULL, run_plot,
 };

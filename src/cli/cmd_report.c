@@ -94,7 +94,7 @@ static int run_report(int argc, char **argv)
 	return 0;
 }
 
-const struct wb_command cmd_report = {
+WB_COMMAND(report, 100) = {
 	"report", "one self-contained HTML page: compare tables, stats, graphs, params, env diff",
-	usage, run_report,
+	usage, NULL, NULL, NULL, run_report,
 };

@@ -164,5 +164,7 @@ static const char usage[] =
 	"Exit status: 0 identical; 1 a file differs, or the command failed or is not a\n"
 	"simulated result's; 2 bad usage.\n";
 
-const struct wb_command cmd_rerun = { "rerun", "rerun a simulated result's cmdline and check it is byte-identical",
-				      usage, run_rerun };
+WB_COMMAND(rerun, 40) = {
+	"rerun", "rerun a simulated result's cmdline and check it is byte-identical",
+	usage, NULL, NULL, NULL, run_rerun,
+};

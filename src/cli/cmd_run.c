@@ -85,5 +85,7 @@ static const char usage[] =
 	"use), run failed or interrupted (changes undone); 2 bad options or a CASE\n"
 	"this machine cannot run (CPUS/MEM differ, nfs).\n";
 
-const struct wb_command cmd_run = { "run", "run cases on the running kernel, safely (root)",
-				    usage, run_run };
+WB_COMMAND(run, 50) = {
+	"run", "run cases on the running kernel, safely (root)",
+	usage, NULL, NULL, NULL, run_run,
+};

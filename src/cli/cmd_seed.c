@@ -272,6 +272,7 @@ static int run_seed(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
-const struct wb_command cmd_seed = {
-	"seed", "reproduce the seed table (NFS, 3.1 vs IO-less + NFS wait queue)", usage, run_seed,
+WB_COMMAND(seed, 20) = {
+	"seed", "reproduce the seed table (NFS, 3.1 vs IO-less + NFS wait queue)",
+	usage, NULL, NULL, NULL, run_seed,
 };

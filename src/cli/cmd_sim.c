@@ -61,8 +61,9 @@ static int run_sim_entry(int argc, char **argv)
 	return run_sim(argc, argv);
 }
 
-const struct wb_command cmd_sim = {
-	"sim", "simulate CASEs under throttling models (3.1, 3.2, NFS wait queue, 6.x current)", usage_text, run_sim_entry,
+WB_COMMAND(sim, 10) = {
+	"sim", "simulate CASEs under throttling models (3.1, 3.2, NFS wait queue, 6.x current)",
+	usage_text, NULL, NULL, NULL, run_sim_entry,
 };
 
 /* The usage text lists the models and parameters, so it is built at startup. */

@@ -66,6 +66,7 @@ ok:;
 	return 0;
 }
 
-const struct wb_command cmd_trace = {
-	"trace", "print a result's trace (trace.dat or text) as ftrace text", usage, run_trace,
+WB_COMMAND(trace, 80) = {
+	"trace", "print a result's trace (trace.dat or text) as ftrace text",
+	usage, NULL, NULL, NULL, run_trace,
 };

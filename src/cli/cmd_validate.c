@@ -167,5 +167,7 @@ static int run_validate(int argc, char **argv)
 	return failed ? 1 : misses ? 3 : 0;
 }
 
-const struct wb_command cmd_validate = { "validate", "simulate real results under 'current' and print sim/real ratios",
-					 usage_text, run_validate };
+WB_COMMAND(validate, 120) = {
+	"validate", "simulate real results under 'current' and print sim/real ratios",
+	usage_text, NULL, NULL, NULL, run_validate,
+};
