@@ -75,7 +75,7 @@ $(BUILD)/gen/commands.inc: $(CMD_SRC) FORCE
 	@$(CMD_LIST) | cmp -s - $@ || $(CMD_LIST) > $@
 
 $(BUILD)/src/cli/main.o: $(BUILD)/gen/commands.inc
-$(BUILD)/src/cli/main.o: ALL_CFLAGS += -I$(BUILD)/gen
+$(BUILD)/src/cli/main.o: private ALL_CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/libwblab.a: $(LIB_OBJ)
 	rm -f $@
