@@ -114,6 +114,8 @@ static int apply(struct po_ctx *c, const struct po_option *o, const char *arg, v
 		cberr[0] = 0;
 		if (o->cb(o, arg, base, cberr, sizeof(cberr)) == 0)
 			return 0;
+		if (!strncmp(cberr, name, strlen(name)))   /* it names the option itself */
+			return fail(c, "%s", cberr);
 		return fail(c, "%s: %s", name, cberr[0] ? cberr : "bad value");
 	}
 	case PO_END:

@@ -49,7 +49,8 @@ enum po_type {
 #define PO_STOP_AT_NON_OPTION 1u
 
 struct po_option;
-/* Returns 0, or -1 with the reason in err (po_parse puts "CMD: --name: " before it). */
+/* Returns 0, or -1 with the reason in err; po_parse puts "CMD: --name: " before
+ * it ("CMD: " alone when it starts with "--name" already). */
 typedef int (*po_callback)(const struct po_option *opt, const char *arg, void *base, char *err,
 			   size_t errlen);
 
