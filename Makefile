@@ -64,6 +64,19 @@ $(BUILD)/gen/throttle_models.inc: $(MODEL_SRC) FORCE
 $(BUILD)/src/throttle/registry.o: $(BUILD)/gen/throttle_models.inc
 $(BUILD)/src/throttle/registry.o: ALL_CFLAGS += -I$(BUILD)/gen
 
+# The subcommands register themselves the same way: a line starting
+# WB_COMMAND(name, ORDER) in src/cli/cmd_*.c becomes X(name) in the list that
+# main.c includes, sorted by ORDER (their place in `wblab help`).
+CMD_SRC := $(sort $(wildcard src/cli/cmd_*.c))
+CMD_LIST = sed -n 's/^WB_COMMAND(\([a-z_][a-z0-9_]*\), *\([0-9][0-9]*\)).*/\2 X(\1)/p' $(CMD_SRC) | \
+	   sort -n -s -k1,1 | sed 's/^[0-9]* //'
+$(BUILD)/gen/commands.inc: $(CMD_SRC) FORCE
+	@mkdir -p $(dir $@)
+	@$(CMD_LIST) | cmp -s - $@ || $(CMD_LIST) > $@
+
+$(BUILD)/src/cli/main.o: $(BUILD)/gen/commands.inc
+$(BUILD)/src/cli/main.o: private ALL_CFLAGS += -I$(BUILD)/gen
+
 $(BUILD)/libwblab.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^

@@ -1,6 +1,6 @@
 /* wblab calibrate: simulator device and writer parameters from a real result. */
-#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "commands.h"
 #include "../analysis/calibrate.h"
@@ -16,46 +16,41 @@ static const char usage_text[] =
 	"summed and the longest reported); the writers' time per page (cpu_page_ns),\n"
 	"HZ, and dirtyable_pct for ratio thresholds.  Prints them as '--set KEY=VALUE' lines for 'wblab sim' and writes\n"
 	"'KEY = VALUE' lines to DIR/calibration.  docs/current-model.md says how each is\n"
-	"derived.\n\n"
-	"  --hz N        the real kernel's HZ (default 250, this machine's)\n"
-	"  -n, --stdout  do not write DIR/calibration; print 'KEY = VALUE' lines instead\n"
-	"  -h, --help    this text\n";
+	"derived.\n\n";
+
+struct cli {
+	double hz;
+	int no_write;
+};
+
+#define PO_STRUCT struct cli
+static const struct po_option options[] = {
+	OPT_DOUBLE(0, "hz", hz, "N", 10, 10000, "the real kernel's HZ (default 250, this machine's)"),
+	OPT_FLAG('n', "stdout", no_write, "do not write DIR/calibration; print 'KEY = VALUE' lines instead"),
+	OPT_END(),
+};
+
+extern const struct wb_command cmd_calibrate;
 
 static int run_calibrate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hz", required_argument, NULL, 'z' }, { "stdout", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	double hz = 250;
-	int no_write = 0, c, failed = 0;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n", opts, NULL)) != -1) {
-		switch (c) {
-		case 'z':
-			if (parse_double(optarg, &hz) || hz < 10 || hz > 10000) {
-				wb_error("--hz: '%s' is not a number in 10..10000", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			no_write = 1;
-			break;
-		default:
-			wb_error("calibrate: unknown or incomplete option '%s' (see 'wblab calibrate --help')",
-				 argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		fputs(usage_text, stderr);
+	struct cli o = { .hz = 250 };
+	char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	int ndirs = dirs ? po_parse_cmd(argv[0], options, &o, argc, argv, PO_STOP_AT_NON_OPTION, dirs) : -1;
+	int failed = 0;
+	if (ndirs <= 0) {
+		if (ndirs == 0)
+			wb_command_usage(&cmd_calibrate, stderr);
+		free(dirs);
 		return EXIT_USAGE;
 	}
-	for (int i = optind; i < argc; i++) {
+	double hz = o.hz;
+	int no_write = o.no_write;
+	for (int d = 0; d < ndirs; d++) {
+		const char *dir = dirs[d];
 		struct calibration cal;
 		char err[512], path[4200];
-		if (calibrate_dir(argv[i], hz, &cal, err, sizeof(err))) {
+		if (calibrate_dir(dir, hz, &cal, err, sizeof(err))) {
 			wb_error("%s", err);
 			failed++;
 			continue;
@@ -63,7 +58,7 @@ static int run_calibrate(int argc, char **argv)
 		calibration_write(&cal, stdout, !no_write);
 		if (no_write)
 			continue;
-		snprintf(path, sizeof(path), "%s/calibration", argv[i]);
+		snprintf(path, sizeof(path), "%s/calibration", dir);
 		FILE *f = fopen(path, "w");
 		if (!f) {
 			wb_error("cannot write %s; the values are above", path);
@@ -76,8 +71,11 @@ static int run_calibrate(int argc, char **argv)
 			failed++;
 		}
 	}
+	free(dirs);
 	return failed ? 1 : 0;
 }
 
-const struct wb_command cmd_calibrate = { "calibrate", "simulator parameters (device, writer CPU) from a real result",
-					  usage_text, run_calibrate };
+WB_COMMAND(calibrate, 110) = {
+	"calibrate", "simulator parameters (device, writer CPU) from a real result",
+	usage_text, options, NULL, NULL, run_calibrate,
+};

@@ -1,5 +1,4 @@
 /* wblab compare: the CLI face of src/analysis/compare.c. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,22 +18,9 @@ static const char usage[] =
 	"recursively, in sorted order; hidden entries (unfinished .*.tmp.* results)\n"
 	"are skipped.  Fields come from each result's `meta` (from its directory\n"
 	"name, with a warning, when meta is missing).\n"
-	"\n"
-	"  -c, --compare FIELD    columns: kernel (default), fs, job, thresh, bg, bs,\n"
-	"                         cpus, mem, run, group, source, or a key of `params`\n"
-	"  -e, --evaluate METRIC  a name in `stats` (default write_bw)\n"
-	"  -g, --grep REGEX       keep only cases matching REGEX (POSIX extended;\n"
-	"                         repeatable: all must match)\n"
-	"  -v, --reverse-grep REGEX  drop cases matching REGEX (repeatable)\n"
-	"                         -g/-v test the row key and the unmasked\n"
-	"                         GROUP/CASE-KERNEL, so -v KERNEL drops a column\n"
-	"      --baseline VALUE   this value of FIELD is the first column, the one\n"
-	"                         percents refer to\n"
-	"      --order V1,V2,...  these values first, in this order (others follow);\n"
-	"                         with --baseline, the baseline still comes first\n"
-	"      --stddev           append the relative stddev of repeated runs, ±x%\n"
-	"      --geomean          add a GEOMEAN row (over rows present in every column)\n"
-	"      --format F         text (default), tsv or json\n"
+	"\n";
+
+static const char usage_end[] =
 	"\n"
 	"Options may come anywhere among the DIRs.  Columns: --baseline, then --order;\n"
 	"else the order a DIR records in its " CMP_ORDER_FILE " file (`FIELD = V1,V2,...`,\n"
@@ -63,12 +49,12 @@ static const char usage[] =
 	"  \"change_pct\"}, [\"geomean\", \"geomean_rows\"], \"left_out_single\"}.\n"
 	"See docs/compare.md.\n"
 	"\n"
-	"Exit: 0 ok; 1 unreadable/malformed input or nothing to compare; 2 usage,\n"
+	"Exit status: 0 ok; 1 unreadable/malformed input or nothing to compare; 2 usage,\n"
 	"unknown metric or field.\n";
 
 struct cli {
 	struct cmp_options o;
-	enum cmp_format fmt;
+	int fmt;                /* enum cmp_format */
 	const char **grep, **vgrep;
 	const char **order;
 };
@@ -84,73 +70,77 @@ static void push(const char ***v, int *n, const char *s)
 	*v = nv;
 }
 
-/* Returns the index of the first DIR, or -1 after printing a usage error. */
-static int parse_args(int argc, char **argv, struct cli *c)
+static int opt_grep(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
-	enum { OPT_STDDEV = 256, OPT_GEOMEAN, OPT_FORMAT, OPT_BASELINE, OPT_ORDER };
-	static const struct option longopts[] = {
-		{ "compare", required_argument, NULL, 'c' },
-		{ "evaluate", required_argument, NULL, 'e' },
-		{ "grep", required_argument, NULL, 'g' },
-		{ "reverse-grep", required_argument, NULL, 'v' },
-		{ "stddev", no_argument, NULL, OPT_STDDEV },
-		{ "geomean", no_argument, NULL, OPT_GEOMEAN },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "order", required_argument, NULL, OPT_ORDER },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "c:e:g:v:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'c': c->o.field = optarg; break;
-		case 'e': c->o.metric = optarg; break;
-		case 'g': push(&c->grep, &c->o.ngrep, optarg); break;
-		case 'v': push(&c->vgrep, &c->o.nvgrep, optarg); break;
-		case OPT_BASELINE: c->o.baseline = optarg; break;
-		case OPT_ORDER:
-			c->o.norder = 0;
-			for (char *save = NULL, *p = strtok_r(optarg, ",", &save); p;
-			     p = strtok_r(NULL, ",", &save))
-				push(&c->order, &c->o.norder, p);
-			if (c->o.norder)
-				break;
-			wb_error("compare: --order needs a comma-separated list of values");
-			return -1;
-		case OPT_STDDEV: c->o.stddev = 1; break;
-		case OPT_GEOMEAN: c->o.geomean = 1; break;
-		case OPT_FORMAT:
-			if (cmp_parse_format(optarg, &c->fmt) == 0)
-				break;
-			wb_error("compare: --format must be text, tsv or json, not '%s'", optarg);
-			return -1;
-		default:
-			wb_error("compare: bad option '%s' (see 'wblab help compare')", argv[optind - 1]);
-			return -1;
-		}
-	}
-	c->o.grep = c->grep;
-	c->o.vgrep = c->vgrep;
-	c->o.order = c->order;
-	if (optind >= argc) {
-		wb_error("compare: no DIR given (see 'wblab help compare')");
-		return -1;
-	}
-	return optind;
+	struct cli *c = base;
+	(void)opt, (void)err, (void)n;
+	push(&c->grep, &c->o.ngrep, arg);
+	return 0;
 }
+
+static int opt_vgrep(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
+{
+	struct cli *c = base;
+	(void)opt, (void)err, (void)n;
+	push(&c->vgrep, &c->o.nvgrep, arg);
+	return 0;
+}
+
+static int opt_order(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
+{
+	struct cli *c = base;
+	(void)opt;
+	c->o.norder = 0;
+	for (char *save = NULL, *p = strtok_r((char *)arg, ",", &save); p; p = strtok_r(NULL, ",", &save))
+		push(&c->order, &c->o.norder, p);
+	if (c->o.norder)
+		return 0;
+	snprintf(err, n, "needs a comma-separated list of values");
+	return -1;
+}
+
+static const char *const formats[] = { "text", "tsv", "json", NULL };
+
+#define PO_STRUCT struct cli
+static const struct po_option options[] = {
+	OPT_STRING('c', "compare", o.field, "FIELD",
+		   "columns: kernel (default), fs, job, thresh, bg, bs,\n"
+		   "cpus, mem, run, group, source, or a key of `params`"),
+	OPT_STRING('e', "evaluate", o.metric, "METRIC", "a name in `stats` (default write_bw)"),
+	OPT_CALLBACK('g', "grep", "REGEX", opt_grep,
+		     "keep only cases matching REGEX (POSIX extended;\n"
+		     "repeatable: all must match)"),
+	OPT_CALLBACK('v', "reverse-grep", "REGEX", opt_vgrep,
+		     "drop cases matching REGEX (repeatable)\n"
+		     "-g/-v test the row key and the unmasked\n"
+		     "GROUP/CASE-KERNEL, so -v KERNEL drops a column"),
+	OPT_STRING(0, "baseline", o.baseline, "VALUE",
+		   "this value of FIELD is the first column, the one\n"
+		   "percents refer to"),
+	OPT_CALLBACK(0, "order", "V1,V2,...", opt_order,
+		     "these values first, in this order (others follow);\n"
+		     "with --baseline, the baseline still comes first"),
+	OPT_FLAG(0, "stddev", o.stddev, "append the relative stddev of repeated runs, ±x%"),
+	OPT_FLAG(0, "geomean", o.geomean, "add a GEOMEAN row (over rows present in every column)"),
+	OPT_CHOICE(0, "format", fmt, "F", formats, "text (default), tsv or json"),
+	OPT_END(),
+};
 
 static int run_compare(int argc, char **argv)
 {
 	struct cli c = { .fmt = CMP_TEXT };
-	int first = parse_args(argc, argv, &c), rc = EXIT_USAGE;
-	if (first < 0)
+	char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	int n = dirs ? po_parse_cmd(argv[0], options, &c, argc, argv, 0, dirs) : -1, rc = EXIT_USAGE;
+	c.o.grep = c.grep;
+	c.o.vgrep = c.vgrep;
+	c.o.order = c.order;
+	if (n == 0)
+		wb_error("compare: no DIR given (see 'wblab help compare')");
+	if (n <= 0)
 		goto out;
 	struct cmp_table *t;
 	char err[2048];
-	int st = cmp_build(&c.o, (const char *const *)argv + first, argc - first, &t, err,
-			   sizeof(err));
+	int st = cmp_build(&c.o, (const char *const *)dirs, n, &t, err, sizeof(err));
 	if (st != CMP_OK) {
 		wb_error("compare: %s", err);
 		rc = st == CMP_EUSAGE ? EXIT_USAGE : 1;
@@ -158,18 +148,19 @@ static int run_compare(int argc, char **argv)
 	}
 	for (int i = 0; i < t->nnotes; i++)
 		wb_error("compare: warning: %s", t->notes[i]);
-	rc = cmp_write(t, c.fmt, stdout) || fflush(stdout) ? 1 : 0;
+	rc = cmp_write(t, (enum cmp_format)c.fmt, stdout) || fflush(stdout) ? 1 : 0;
 	if (rc)
 		wb_error("compare: cannot write the table");
 	cmp_free(t);
 out:
+	free(dirs);
 	free(c.grep);
 	free(c.vgrep);
 	free(c.order);
 	return rc;
 }
 
-const struct wb_command cmd_compare = {
-	"compare", "compare one metric across kernels/fs/thresholds, one row per case", usage,
-	run_compare,
+WB_COMMAND(compare, 70) = {
+	"compare", "compare one metric across kernels/fs/thresholds, one row per case",
+	usage, options, usage_end, NULL, run_compare,
 };

@@ -22,15 +22,9 @@ static const char usage[] =
 	"\n"
 	"  TRACE          ftrace text (the tracefs `trace` or `trace_pipe` file, any kernel\n"
 	"                 from 3.1 to 6.x), `trace-cmd report` output, or a trace-cmd .dat\n"
-	"                 file (converted to text); '-' reads text from stdin\n"
-	"  -o, --out DIR  result root\n"
-	"  --case CASE    [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG.  Default: taken from the\n"
-	"                 path when it follows the writeback-tests layout\n"
-	"                 GROUP/CASE-KERNEL/trace (or the file is named CASE[-KERNEL].ext);\n"
-	"                 required otherwise\n"
-	"  --kernel NAME  kernel name in the directory name.  Default: from the path as\n"
-	"                 above, else the trace era detected from the event formats\n"
-	"                 (3.1-rc8, 3.1, 3.1-rc8-ioless, 3.2, 3.3+, 6.x), else \"imported\"\n"
+	"                 file (converted to text); '-' reads text from stdin\n";
+
+static const char usage_end[] =
 	"\n"
 	"Exit status: 0 ok, 1 unreadable or malformed trace (nothing is written),\n"
 	"2 usage error.\n";
@@ -39,42 +33,33 @@ struct import_opts {
 	const char *trace, *out, *case_arg, *kernel;
 };
 
+#define PO_STRUCT struct import_opts
+static const struct po_option options[] = {
+	OPT_STRING_NONEMPTY('o', "out", out, "DIR", "result root"),
+	OPT_STRING(0, "case", case_arg, "CASE",
+		   "[GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG.  Default: taken from the\n"
+		   "path when it follows the writeback-tests layout\n"
+		   "GROUP/CASE-KERNEL/trace (or the file is named CASE[-KERNEL].ext);\n"
+		   "required otherwise"),
+	OPT_STRING(0, "kernel", kernel, "NAME",
+		   "kernel name in the directory name.  Default: from the path as\n"
+		   "above, else the trace era detected from the event formats\n"
+		   "(3.1-rc8, 3.1, 3.1-rc8-ioless, 3.2, 3.3+, 6.x), else \"imported\""),
+	OPT_END(),
+};
+
 static int parse_args(int argc, char **argv, struct import_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], **dst = NULL;
-		if (!strcmp(a, "-o") || !strcmp(a, "--out"))
-			dst = &o->out;
-		else if (!strcmp(a, "--case"))
-			dst = &o->case_arg;
-		else if (!strcmp(a, "--kernel"))
-			dst = &o->kernel;
-		else if (!strncmp(a, "--case=", 7) || !strncmp(a, "--out=", 6) ||
-			 !strncmp(a, "--kernel=", 9)) {
-			const char *v = strchr(a, '=') + 1;
-			*(a[2] == 'c' ? &o->case_arg : a[2] == 'o' ? &o->out : &o->kernel) = v;
-			continue;
-		} else if (a[0] == '-' && a[1]) {
-			wb_error("import: unknown option '%s' (see 'wblab help import')", a);
-			return -1;
-		} else if (o->trace) {
-			wb_error("import: more than one TRACE given ('%s', '%s')", o->trace, a);
-			return -1;
-		} else {
-			o->trace = a;
-			continue;
-		}
-		if (++i >= argc) {
-			wb_error("import: %s needs a value", a);
-			return -1;
-		}
-		*dst = argv[i];
-	}
-	if (o->out && !*o->out) {
-		wb_error("import: empty output directory (-o '')");
+	char **rest = calloc((size_t)argc, sizeof(*rest));
+	int n = rest ? po_parse_cmd(argv[0], options, o, argc, argv, 0, rest) : -1;
+	if (n > 1)
+		wb_error("import: more than one TRACE given ('%s', '%s')", rest[0], rest[1]);
+	if (n >= 1)
+		o->trace = rest[0];
+	free(rest);
+	if (n < 0 || n > 1)
 		return -1;
-	}
 	if (!o->trace || !o->out) {
 		wb_error("import: %s (see 'wblab help import')",
 			 !o->trace ? "no TRACE given" : "no output directory (-o DIR)");
@@ -366,7 +351,7 @@ static int run_import(int argc, char **argv)
 	return 0;
 }
 
-const struct wb_command cmd_import = {
+WB_COMMAND(import, 60) = {
 	"import", "import TRACE -o DIR: a kernel trace (text or trace-cmd .dat) into a result",
-	usage, run_import,
+	usage, options, usage_end, NULL, run_import,
 };

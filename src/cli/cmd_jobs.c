@@ -46,5 +46,7 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0; 2 bad options or CASE.\n";
 
-const struct wb_command cmd_jobs = { "jobs", "print a sweep as a job list (GNU parallel, Slurm, HTCondor)",
-				     usage, run_jobs };
+WB_COMMAND(jobs, 30) = {
+	"jobs", "print a sweep as a job list (GNU parallel, Slurm, HTCondor)",
+	usage, NULL, NULL, NULL, run_jobs,
+};

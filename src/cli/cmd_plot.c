@@ -1,5 +1,4 @@
 /* wblab plot: the CLI face of src/analysis/plot.c. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,21 +34,11 @@ static const char usage[] =
 	"series), G.gp (edit it and run `gnuplot G.gp` there to redraw), G.png and\n"
 	"G.svg, plus `index` (graphs made and skipped) and gnuplot.log if gnuplot\n"
 	"printed anything.\n"
+	"\n";
+
+static const char usage_end[] =
 	"\n"
-	"  -o, --output OUTDIR   write there (default DIR/plots; with --overlay\n"
-	"                        DIR/plots/overlay-KERNEL2); with several DIRs, each\n"
-	"                        goes to OUTDIR/<basename of DIR>\n"
-	"      --overlay DIR2    draw DIR2 on the same axes as each DIR (dashed lines),\n"
-	"                        keys naming each run by its meta kernel (directory\n"
-	"                        names when both kernels are equal)\n"
-	"      --max-points N    display points kept per series (default 20000): the\n"
-	"                        trace is streamed and each series is cut into N/2 time\n"
-	"                        buckets keeping each bucket's min and max, so peaks\n"
-	"                        stay visible; stats are never computed from this\n"
-	"      --no-gnuplot      write the .dat and .gp files only (older images of\n"
-	"                        those graphs are removed)\n"
-	"\n"
-	"Exit: 0 ok; 1 missing/unreadable DIR, no trace, malformed trace, gnuplot\n"
+	"Exit status: 0 ok; 1 missing/unreadable DIR, no trace, malformed trace, gnuplot\n"
 	"missing or failing; 2 usage.\n";
 
 struct cli {
@@ -57,49 +46,25 @@ struct cli {
 	const char *out;
 };
 
-static int parse_args(int argc, char **argv, struct cli *c)
-{
-	enum { OPT_OVERLAY = 256, OPT_MAX, OPT_NOGP };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "overlay", required_argument, NULL, OPT_OVERLAY },
-		{ "max-points", required_argument, NULL, OPT_MAX },
-		{ "no-gnuplot", no_argument, NULL, OPT_NOGP },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ch;
-	uint64_t v;
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			if (!*optarg) {
-				wb_error("plot: empty output directory (-o '')");
-				return -1;
-			}
-			c->out = optarg;
-			break;
-		case OPT_OVERLAY: c->o.overlay = optarg; break;
-		case OPT_NOGP: c->o.no_gnuplot = 1; break;
-		case OPT_MAX:
-			if (parse_u64(optarg, &v) == 0 && v >= 4 && v <= 10000000) {
-				c->o.max_points = (int)v;
-				break;
-			}
-			wb_error("plot: --max-points must be 4..10000000, not '%s'", optarg);
-			return -1;
-		default:
-			wb_error("plot: bad option '%s' (see 'wblab help plot')", argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind >= argc) {
-		wb_error("plot: no DIR given (see 'wblab help plot')");
-		return -1;
-	}
-	return optind;
-}
+#define PO_STRUCT struct cli
+static const struct po_option options[] = {
+	OPT_STRING_NONEMPTY('o', "output", out, "OUTDIR",
+			    "write there (default DIR/plots; with --overlay\n"
+			    "DIR/plots/overlay-KERNEL2); with several DIRs, each\n"
+			    "goes to OUTDIR/<basename of DIR>"),
+	OPT_STRING(0, "overlay", o.overlay, "DIR2",
+		   "draw DIR2 on the same axes as each DIR (dashed lines),\n"
+		   "keys naming each run by its meta kernel (directory\n"
+		   "names when both kernels are equal)"),
+	OPT_INT(0, "max-points", o.max_points, "N", 4, 10000000,
+		"display points kept per series (default 20000): the\n"
+		"trace is streamed and each series is cut into N/2 time\n"
+		"buckets keeping each bucket's min and max, so peaks\n"
+		"stay visible; stats are never computed from this"),
+	OPT_FLAG(0, "no-gnuplot", o.no_gnuplot, "write the .dat and .gp files only (older images of\n"
+						"those graphs are removed)"),
+	OPT_END(),
+};
 
 static void report(const char *dir, const struct plot_summary *s)
 {
@@ -127,26 +92,32 @@ static const char *sub_out(const char *out, const char *dir, char *buf, size_t n
 static int run_plot(int argc, char **argv)
 {
 	struct cli c = { 0 };
-	int first = parse_args(argc, argv, &c);
-	if (first < 0)
+	char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	int n = dirs ? po_parse_cmd(argv[0], options, &c, argc, argv, 0, dirs) : -1;
+	if (n <= 0) {
+		if (n == 0)
+			wb_error("plot: no DIR given (see 'wblab help plot')");
+		free(dirs);
 		return EXIT_USAGE;
+	}
 	int rc = 0;
-	for (int i = first; i < argc; i++) {
+	for (int i = 0; i < n; i++) {
 		char err[4600], out[4200];
 		struct plot_summary s;
-		c.o.outdir = !c.out ? NULL : argc - first == 1 ? c.out : sub_out(c.out, argv[i], out, sizeof(out));
-		if (plot_result(argv[i], &c.o, &s, err, sizeof(err))) {
+		c.o.outdir = !c.out ? NULL : n == 1 ? c.out : sub_out(c.out, dirs[i], out, sizeof(out));
+		if (plot_result(dirs[i], &c.o, &s, err, sizeof(err))) {
 			wb_error("plot: %s", err);
 			rc = 1;
 			continue;
 		}
-		report(argv[i], &s);
+		report(dirs[i], &s);
 	}
 	fflush(stdout);
+	free(dirs);
 	return rc;
 }
 
-const struct wb_command cmd_plot = {
-	"plot", "writeback-tests graphs (PNG+SVG via gnuplot) of result directories", usage,
-	run_plot,
+WB_COMMAND(plot, 90) = {
+	"plot", "writeback-tests graphs (PNG+SVG via gnuplot) of result directories",
+	usage, options, usage_end, NULL, run_plot,
 };

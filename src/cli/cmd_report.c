@@ -1,5 +1,4 @@
 /* wblab report: the CLI face of src/analysis/report.c. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,64 +26,42 @@ static const char usage[] =
 	"Graphs come from DIR/plots (see 'wblab help plot').  When they are missing\n"
 	"or older than the trace they are drawn first, into DIR/plots, or into a\n"
 	"temporary directory when DIR is not writable; that needs gnuplot.\n"
+	"\n";
+
+static const char usage_end[] =
 	"\n"
-	"  -o, --output FILE   the page (default report.html); written to FILE.tmp.PID\n"
-	"                      and renamed, so a failed run leaves no half page\n"
-	"  -c, --compare FIELD compare columns (default kernel; see 'wblab help compare')\n"
-	"      --title TEXT    page title (default \"wblab report\")\n"
-	"      --no-graphs     no graphs: a stats-only page, no trace or gnuplot needed\n"
-	"      --max-points N  display points per series when plotting (default 20000)\n"
-	"\n"
-	"Exit: 0 ok; 1 missing/unreadable DIR, a result without trace (unless\n"
+	"Exit status: 0 ok; 1 missing/unreadable DIR, a result without trace (unless\n"
 	"--no-graphs), malformed stats/meta/params, gnuplot missing or failing; 2 usage.\n";
+
+#define PO_STRUCT struct report_opts
+static const struct po_option options[] = {
+	OPT_STRING_NONEMPTY('o', "output", out, "FILE",
+			    "the page (default report.html); written to FILE.tmp.PID\n"
+			    "and renamed, so a failed run leaves no half page"),
+	OPT_STRING('c', "compare", field, "FIELD", "compare columns (default kernel; see 'wblab help compare')"),
+	OPT_STRING(0, "title", title, "TEXT", "page title (default \"wblab report\")"),
+	OPT_FLAG(0, "no-graphs", no_graphs, "no graphs: a stats-only page, no trace or gnuplot needed"),
+	OPT_INT(0, "max-points", max_points, "N", 4, 10000000,
+		"display points per series when plotting (default 20000)"),
+	OPT_END(),
+};
 
 static int run_report(int argc, char **argv)
 {
-	enum { OPT_TITLE = 256, OPT_NOGRAPHS, OPT_MAX };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "compare", required_argument, NULL, 'c' },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "no-graphs", no_argument, NULL, OPT_NOGRAPHS },
-		{ "max-points", required_argument, NULL, OPT_MAX },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct report_opts o = { .out = "report.html" };
-	int ch;
-	uint64_t v;
-	opterr = 0;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:c:", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-			if (!*optarg) {
-				wb_error("report: empty output file (-o '')");
-				return EXIT_USAGE;
-			}
-			o.out = optarg;
-			break;
-		case 'c': o.field = optarg; break;
-		case OPT_TITLE: o.title = optarg; break;
-		case OPT_NOGRAPHS: o.no_graphs = 1; break;
-		case OPT_MAX:
-			if (parse_u64(optarg, &v) == 0 && v >= 4 && v <= 10000000) {
-				o.max_points = (int)v;
-				break;
-			}
-			wb_error("report: --max-points must be 4..10000000, not '%s'", optarg);
-			return EXIT_USAGE;
-		default:
-			wb_error("report: bad option '%s' (see 'wblab help report')", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		wb_error("report: no DIR given (see 'wblab help report')");
+	char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	int n = dirs ? po_parse_cmd(argv[0], options, &o, argc, argv, 0, dirs) : -1;
+	if (n <= 0) {
+		if (n == 0)
+			wb_error("report: no DIR given (see 'wblab help report')");
+		free(dirs);
 		return EXIT_USAGE;
 	}
 	struct report_summary s;
 	char err[4600];
-	if (report_write((const char *const *)argv + optind, argc - optind, &o, &s, err, sizeof(err))) {
+	int rc = report_write((const char *const *)dirs, n, &o, &s, err, sizeof(err));
+	free(dirs);
+	if (rc) {
 		wb_error("report: %s", err);
 		return 1;
 	}
@@ -94,7 +71,7 @@ static int run_report(int argc, char **argv)
 	return 0;
 }
 
-const struct wb_command cmd_report = {
+WB_COMMAND(report, 100) = {
 	"report", "one self-contained HTML page: compare tables, stats, graphs, params, env diff",
-	usage, run_report,
+	usage, options, usage_end, NULL, run_report,
 };

@@ -73,14 +73,29 @@ static int run_child(char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+struct cli {
+	int keep;
+};
+
+#define PO_STRUCT struct cli
+static const struct po_option options[] = {
+	OPT_FLAG('k', "keep", keep, "keep the rerun and print where"),
+	OPT_END(),
+};
+
 static int run_rerun(int argc, char **argv)
 {
-	int keep = argc == 3 && strcmp(argv[1], "-k") == 0;
-	if (argc != 2 + keep) {
+	struct cli o = { 0 };
+	char *rest[argc];
+	int n = po_parse_cmd(argv[0], options, &o, argc, argv, PO_STOP_AT_NON_OPTION, rest);
+	if (n < 0)
+		return EXIT_USAGE;
+	if (n != 1) {
 		wb_error("rerun: usage: wblab rerun [-k] DIR");
 		return EXIT_USAGE;
 	}
-	const char *dir = argv[1 + keep];
+	int keep = o.keep;
+	const char *dir = rest[0];
 	char path[4200], line[16384], err[4600];
 	snprintf(path, sizeof(path), "%s/cmdline", dir);
 	int wc;
@@ -159,10 +174,15 @@ static const char usage[] =
 	"Runs the command in DIR/cmdline again (a simulated result's: 'wblab sim ... -o\n"
 	"ROOT CASE', the command that makes exactly that one result) into a temporary\n"
 	"root, and checks that stats, params, meta, trace, trace.dat and mountstats come\n"
-	"out byte for byte the same.  -k keeps the rerun and prints where.\n"
+	"out byte for byte the same.\n"
+	"\n";
+
+static const char usage_end[] =
 	"\n"
 	"Exit status: 0 identical; 1 a file differs, or the command failed or is not a\n"
 	"simulated result's; 2 bad usage.\n";
 
-const struct wb_command cmd_rerun = { "rerun", "rerun a simulated result's cmdline and check it is byte-identical",
-				      usage, run_rerun };
+WB_COMMAND(rerun, 40) = {
+	"rerun", "rerun a simulated result's cmdline and check it is byte-identical",
+	usage, options, usage_end, NULL, run_rerun,
+};

@@ -10,7 +10,7 @@ static int run_run(int argc, char **argv)
 	static struct run_opts o;
 	char err[1024];
 	if (run_opts_parse(&o, argc, argv, err, sizeof(err))) {
-		wb_error("%s", err);
+		fprintf(stderr, "wblab %s\n", err);
 		return EXIT_USAGE;
 	}
 	return o.cleanup ? real_cleanup(&o) : real_run(&o, argc, argv);
@@ -42,39 +42,9 @@ static const char usage[] =
 	"       FS ext4, xfs or btrfs (ext2/ext3 too).  CPUS and MEM must be the machine's;\n"
 	"       '*' fills them in (the result's name carries the real values).\n"
 	"\n"
-	"options:\n"
-	"  -t, --runtime SEC     seconds each case runs, 0.1..86400 (default 60)\n"
-	"  -o, --out DIR         results root (default ./results)\n"
-	"      --repeat N        run each case N times (run number recorded; compare\n"
-	"                        averages them)\n"
-	"      --kernel-name N   column name for compare (default: uname -r)\n"
-	"      --scratch DIR     where the run makes its own directory for the loop\n"
-	"                        image and mounts (default /var/lib/wblab); must be\n"
-	"                        owned by root and closed to others, as must every\n"
-	"                        directory above it (sticky ones like /tmp excepted),\n"
-	"                        with letters, digits and /._+- only; created if\n"
-	"                        missing; nothing else in it is ever touched\n"
-	"      --image-size SIZE sparse loop image size (default 8G; writers rewrite their\n"
-	"                        files from the start after SIZE/2/NDD bytes); the\n"
-	"                        scratch file system needs SIZE + 64M free\n"
-	"      --device-bw MBPS  cap the device's writes at MBPS MiB/s with the kernel's\n"
-	"                        block throttling (an emulated disk, e.g. 55 for a\n"
-	"                        2011 SATA disk); needs cgroup v1 blkio\n"
-	"      --device-iops N   cap the device's write IOPS the same way\n"
-	"      --set bdi.KNOB=V  run with this bdi knob of the device (strict_limit,\n"
-	"                        min_ratio, max_ratio, min_ratio_fine, max_ratio_fine,\n"
-	"                        read_ahead_kb) instead of the kernel default\n"
-	"      --dev PATH        use this block device instead of a loop image; DESTROYS\n"
-	"                        it; needs --yes-destroy; refused while it or one of\n"
-	"                        its partitions is mounted, swapped on or held\n"
-	"      --yes-destroy     confirms --dev\n"
-	"      --no-trace        no tracing: write_bw from the /proc/vmstat written counter\n"
-	"      --overhead        run each case untraced, then traced, and record both\n"
-	"                        (untraced_* stats, tracing_overhead_pct)\n"
-	"      --buffer-kb N     trace buffer per CPU in KiB (default 65536)\n"
-	"      --cleanup         undo whatever an interrupted earlier run left behind,\n"
-	"                        then exit\n"
-	"  -h, --help            this text\n"
+	"options:\n";
+
+static const char usage_end[] =
 	"\n"
 	"On a busy machine other writers inflate the global written counter behind\n"
 	"write_bw; the run then says so and sets global_written_polluted 1 in stats:\n"
@@ -85,5 +55,7 @@ static const char usage[] =
 	"use), run failed or interrupted (changes undone); 2 bad options or a CASE\n"
 	"this machine cannot run (CPUS/MEM differ, nfs).\n";
 
-const struct wb_command cmd_run = { "run", "run cases on the running kernel, safely (root)",
-				    usage, run_run };
+WB_COMMAND(run, 50) = {
+	"run", "run cases on the running kernel, safely (root)",
+	usage, run_options, usage_end, NULL, run_run,
+};

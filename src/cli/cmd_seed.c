@@ -1,7 +1,6 @@
 /* wblab seed: reproduce the seed table (docs/seed-reproduction.md) in
  * simulation - 12 NFS cases under the two kernels, the compare table, graphs
  * and an HTML report. */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -39,21 +38,42 @@ static const char usage[] =
 	"Reproduce the seed table (docs/seed-reproduction.md): simulate its 12 NFS cases\n"
 	"under 3.1.0-rc8-vanilla+ (3.1 IO-ful throttling) and 3.1.0-rc8-nfs-wq4+ (IO-less\n"
 	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
-	"seed's layout, then the NFS metrics (TOTAL rows), and write graphs and a report.\n\n"
-	"  -o, --out DIR      results root (default ./seed-results); also gets\n"
-	"                     compare-write_bw.txt, compare-nfs.txt, report.html and\n"
-	"                     .wblab-order (vanilla first, for 'wblab compare DIR')\n"
-	"  -t, --runtime SEC  simulated seconds per case (default 300, as the seed's runs)\n"
-	"  -j, --jobs N       cases run in parallel (default: number of CPUs)\n"
-	"      --seed N       random seed of every case (default 1): the server disk's\n"
-	"                     service-time jitter; other seeds show how robust a row is\n"
-	"      --set KEY=VAL  override a model parameter (see 'wblab sim --help'); the\n"
-	"                     same value applies to every case\n"
-	"      --no-plots     skip graphs and the report\n"
-	"      --no-trace     write no traces (implies --no-plots; stats are the same)\n"
-	"      --trace-format F  dat (default): each result's trace.dat (trace-cmd v7,\n"
-	"                     zstd); text: the ftrace text `trace` ('wblab trace DIR'\n"
-	"                     prints a trace.dat as that text)\n";
+	"seed's layout, then the NFS metrics (TOTAL rows), and write graphs and a report.\n\n";
+
+struct cli {
+	const char *out;
+	double runtime;
+	uint64_t jobs, seed;
+	int no_plots, no_trace, text_trace;
+	struct sim_params p;
+};
+
+static int opt_set(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
+{
+	(void)opt;
+	return sim_set_option(&((struct cli *)base)->p, arg, err, n);
+}
+
+#define PO_STRUCT struct cli
+static const struct po_option options[] = {
+	OPT_STRING_NONEMPTY('o', "out", out, "DIR",
+			    "results root (default ./seed-results); also gets\n"
+			    "compare-write_bw.txt, compare-nfs.txt, report.html and\n"
+			    ".wblab-order (vanilla first, for 'wblab compare DIR')"),
+	SIM_OPT_RUNTIME(runtime, "simulated seconds per case (default 300, as the seed's runs)"),
+	SIM_OPT_JOBS(jobs),
+	SIM_OPT_SEED(seed, "random seed of every case (default 1): the server disk's\n"
+			   "service-time jitter; other seeds show how robust a row is"),
+	OPT_CALLBACK(0, "set", "KEY=VAL", opt_set,
+		     "override a model parameter (see 'wblab sim --help'); the\n"
+		     "same value applies to every case"),
+	OPT_FLAG(0, "no-plots", no_plots, "skip graphs and the report"),
+	OPT_FLAG(0, "no-trace", no_trace, "write no traces (implies --no-plots; stats are the same)"),
+	SIM_OPT_TRACE_FORMAT(text_trace, "dat (default): each result's trace.dat (trace-cmd v7,\n"
+					 "zstd); text: the ftrace text `trace` ('wblab trace DIR'\n"
+					 "prints a trace.dat as that text)"),
+	OPT_END(),
+};
 
 /* result dirs of one kernel, in seed order */
 static void result_dirs(const char *out, const struct sim_job *js, int k, char **dirs)
@@ -179,72 +199,34 @@ static int write_order(const char *out)
 
 static int run_seed(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' }, { "runtime", required_argument, NULL, 't' },
-		{ "jobs", required_argument, NULL, 'j' }, { "set", required_argument, NULL, 's' },
-		{ "no-plots", no_argument, NULL, 'n' },  { "no-trace", no_argument, NULL, 'T' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "trace-format", required_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *out = "seed-results";
-	double runtime = 300;
-	uint64_t jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t rng_seed = 1;
-	int no_plots = 0, no_trace = 0, text_trace = 0, c;
+	static struct cli o = { .out = "seed-results", .runtime = 300, .seed = 1 };
 	char err[512];
-	struct sim_params p;
-	params_defaults(&p);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:t:j:", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-		case 'j':
-		case 'S':
-		case 's':
-			if (sim_common_option(c, optarg, &runtime, &jobs, &rng_seed, &p))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			if (!*optarg) {
-				wb_error("seed: empty output directory (-o '')");
-				return EXIT_USAGE;
-			}
-			out = optarg;
-			break;
-		case 'n':
-			no_plots = 1;
-			break;
-		case 'T':
-			no_trace = no_plots = 1;
-			break;
-		case 'F':
-			if (sim_trace_format(optarg, &text_trace))
-				return EXIT_USAGE;
-			break;
-		default:
-			wb_error("seed: unknown or incomplete option '%s' (see 'wblab seed --help')",
-				 argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
-		wb_error("seed: unexpected argument '%s'", argv[optind]);
+	o.jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+	params_defaults(&o.p);
+	char **rest = calloc((size_t)argc, sizeof(*rest));
+	int nrest = rest ? po_parse_cmd(argv[0], options, &o, argc, argv, PO_STOP_AT_NON_OPTION, rest) : -1;
+	if (nrest > 0)
+		wb_error("seed: unexpected argument '%s'", rest[0]);
+	free(rest);
+	if (nrest != 0)
 		return EXIT_USAGE;
-	}
+	const char *out = o.out;
+	double runtime = o.runtime;
+	uint64_t jobs = o.jobs, rng_seed = o.seed;
+	int no_trace = o.no_trace, no_plots = o.no_plots || o.no_trace, text_trace = o.text_trace;
+	struct sim_params *p = &o.p;
 	struct sim_job js[2 * NSEED];
 	for (int i = 0; i < NSEED; i++) {
 		struct wb_case cs;
 		if (case_parse(seed_cases[i], &cs, err, sizeof(err)))
 			abort();
-		if (sim_check(&cs, &p, err, sizeof(err))) {
+		if (sim_check(&cs, p, err, sizeof(err))) {
 			wb_error("%s", err);
 			return EXIT_USAGE;
 		}
 		for (int k = 0; k < 2; k++)
 			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
-				.kernel_name = seed_kernels[k], .p = &p, .seed = rng_seed, .runtime = runtime,
+				.kernel_name = seed_kernels[k], .p = p, .seed = rng_seed, .runtime = runtime,
 				.out = out, .no_trace = no_trace, .text_trace = text_trace,
 				.argc = argc, .argv = argv };
 	}
@@ -272,6 +254,7 @@ static int run_seed(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
-const struct wb_command cmd_seed = {
-	"seed", "reproduce the seed table (NFS, 3.1 vs IO-less + NFS wait queue)", usage, run_seed,
+WB_COMMAND(seed, 20) = {
+	"seed", "reproduce the seed table (NFS, 3.1 vs IO-less + NFS wait queue)",
+	usage, options, NULL, NULL, run_seed,
 };

@@ -9,15 +9,16 @@
 #include "../throttle/throttle.h"
 #include "../util/util.h"
 
-static void usage(FILE *f)
-{
-	fputs("usage: wblab sim [options] CASE...\n"
+static const char usage[] =
+	"usage: wblab sim [options] CASE...\n"
 	      "Simulate dd writers on Linux's buffered-write path under one or more throttling\n"
 	      "models, deterministically.  Each (case, kernel) writes OUT/GROUP/CASE-KERNEL/ with\n"
 	      "trace.dat (a trace-cmd file with that kernel's event formats; 'wblab trace DIR'\n"
 	      "prints it as ftrace text), stats, params, meta and cmdline (the command that\n"
-	      "makes exactly that result; 'wblab rerun DIR' checks it).\n\n", f);
-	fputs(sim_matrix_usage, f);
+	      "makes exactly that result; 'wblab rerun DIR' checks it).\n\n";
+
+static void usage_extra(FILE *f)
+{
 	fputs("\nCASE = [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG, e.g.\n"
 	      "  thresh=100M/ext4-10dd-4k-8p-4096M-100M:10\n"
 	      "THRESH/BG with a unit (K/M/G) are vm.dirty_bytes / dirty_background_bytes, bare\n"
@@ -54,23 +55,7 @@ static int run_sim(int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
-static char usage_text[32768];
-
-static int run_sim_entry(int argc, char **argv)
-{
-	return run_sim(argc, argv);
-}
-
-const struct wb_command cmd_sim = {
-	"sim", "simulate CASEs under throttling models (3.1, 3.2, NFS wait queue, 6.x current)", usage_text, run_sim_entry,
+WB_COMMAND(sim, 10) = {
+	"sim", "simulate CASEs under throttling models (3.1, 3.2, NFS wait queue, 6.x current)",
+	usage, sim_matrix_options, NULL, usage_extra, run_sim,
 };
-
-/* The usage text lists the models and parameters, so it is built at startup. */
-__attribute__((constructor)) static void build_usage(void)
-{
-	FILE *f = fmemopen(usage_text, sizeof(usage_text) - 1, "w");
-	if (f) {
-		usage(f);
-		fclose(f);
-	}
-}

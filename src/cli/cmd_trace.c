@@ -17,25 +17,30 @@ static const char usage[] =
 	"'# tracer: nop' header); other trace-cmd .dat files (from real kernels) are\n"
 	"printed through libtracecmd as the kernel's text lines, and text traces as\n"
 	"they are.  'trace-cmd report trace.dat' shows the same events with\n"
-	"trace-cmd's own column padding.  See docs/trace-formats.md.\n"
-	"Exit: 0 ok; 1 unreadable or damaged trace; 2 usage.\n";
+	"trace-cmd's own column padding.  See docs/trace-formats.md.\n\n";
+
+static const struct po_option options[] = { OPT_END() };
+
+static const char usage_end[] =
+	"\nExit status: 0 ok; 1 unreadable or damaged trace; 2 usage.\n";
 
 static int run_trace(int argc, char **argv)
 {
-	if (argc != 2 || argv[1][0] == '-') {
-		if (argc == 2 && !strcmp(argv[1], "-"))
-			goto ok;
+	char *rest[argc];
+	int n = po_parse_cmd(argv[0], options, NULL, argc, argv, 0, rest);
+	if (n < 0)
+		return EXIT_USAGE;
+	if (n != 1) {
 		wb_error("trace: need one DIR or FILE (see 'wblab trace --help')");
 		return EXIT_USAGE;
 	}
-ok:;
 	char path[4200], err[1024];
 	struct stat st;
-	const char *p = argv[1];
+	const char *arg = rest[0], *p = arg;
 	if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-		p = trace_result_path(argv[1], path, sizeof(path));
+		p = trace_result_path(arg, path, sizeof(path));
 		if (access(p, R_OK) != 0) {
-			wb_error("trace: %s has no trace.dat or trace", argv[1]);
+			wb_error("trace: %s has no trace.dat or trace", arg);
 			return 1;
 		}
 	}
@@ -66,6 +71,7 @@ ok:;
 	return 0;
 }
 
-const struct wb_command cmd_trace = {
-	"trace", "print a result's trace (trace.dat or text) as ftrace text", usage, run_trace,
+WB_COMMAND(trace, 80) = {
+	"trace", "print a result's trace (trace.dat or text) as ftrace text",
+	usage, options, usage_end, NULL, run_trace,
 };

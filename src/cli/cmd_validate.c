@@ -1,6 +1,5 @@
 /* wblab validate: re-run real results in the simulator (current model,
  * calibrated device) and print sim/real ratios. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,10 @@ static const char usage_text[] =
 	"(stall_count, stall_s_total, stall_ms_max: docs/stats.md).  Ratios of write_bw,\n"
 	"mean dirty, mean pause and device_bw are marked ok/MISS against 10%, 15%, 25%\n"
 	"and 10%; a metric a run did not measure is n/a.  Only results of 'wblab run'\n"
-	"are taken (meta source real).\n\n"
-	"  -o, --out DIR     keep the simulated results under DIR (default: a temporary\n"
-	"                    directory, removed at the end), e.g. for 'wblab plot --overlay'\n"
-	"      --format F    table (default) or tsv: case<TAB>metric<TAB>real<TAB>sim<TAB>ratio\n"
-	"      --hz N        the real kernel's HZ (default 250, this machine's)\n"
-	"      --seed N      simulator seed (default 1)\n"
-	"      --report FILE also write an HTML report (wblab report) of the real and\n"
-	"                    simulated results, with each real result's graphs and the\n"
-	"                    simulated run overlaid on the same axes (plots/overlay-current)\n"
-	"  -h, --help        this text\n\n"
-	"Exit status: 0 every marked metric within its target; 3 validated, but some\n"
+	"are taken (meta source real).\n\n";
+
+static const char usage_end[] =
+	"\nExit status: 0 every marked metric within its target; 3 validated, but some\n"
 	"metric MISSed; 1 a DIR could not be read or simulated (or is not a real run);\n"
 	"2 bad options.\n";
 
@@ -44,59 +36,25 @@ struct vopts {
 	uint64_t seed;
 };
 
-static int parse_opts(int argc, char **argv, struct vopts *v)
-{
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' }, { "format", required_argument, NULL, 'f' },
-		{ "hz", required_argument, NULL, 'z' },  { "seed", required_argument, NULL, 'S' },
-		{ "report", required_argument, NULL, 'r' }, { NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg) {
-				wb_error("validate: empty output directory (-o '')");
-				return -1;
-			}
-			v->out = optarg;
-			break;
-		case 'r':
-			v->report = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "tsv") && strcmp(optarg, "table")) {
-				wb_error("--format: '%s' is not table or tsv", optarg);
-				return -1;
-			}
-			v->tsv = strcmp(optarg, "tsv") == 0;
-			break;
-		case 'z':
-			if (parse_double(optarg, &v->hz) || v->hz < 10 || v->hz > 10000) {
-				wb_error("--hz: '%s' is not a number in 10..10000", optarg);
-				return -1;
-			}
-			break;
-		case 'S':
-			if (parse_u64(optarg, &v->seed)) {
-				wb_error("--seed: '%s' is not a non-negative integer", optarg);
-				return -1;
-			}
-			break;
-		default:
-			wb_error("validate: unknown or incomplete option '%s' (see 'wblab validate --help')",
-				 argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind >= argc) {
-		fputs(usage_text, stderr);
-		return -1;
-	}
-	return 0;
-}
+static const char *const formats[] = { "table", "tsv", NULL };
+
+#define PO_STRUCT struct vopts
+static const struct po_option options[] = {
+	OPT_STRING_NONEMPTY('o', "out", out, "DIR",
+			    "keep the simulated results under DIR (default: a temporary\n"
+			    "directory, removed at the end), e.g. for 'wblab plot --overlay'"),
+	OPT_CHOICE(0, "format", tsv, "F", formats,
+		   "table (default) or tsv: case<TAB>metric<TAB>real<TAB>sim<TAB>ratio"),
+	OPT_DOUBLE(0, "hz", hz, "N", 10, 10000, "the real kernel's HZ (default 250, this machine's)"),
+	OPT_U64(0, "seed", seed, "N", 0, 0, "simulator seed (default 1)"),
+	OPT_STRING(0, "report", report, "FILE",
+		   "also write an HTML report (wblab report) of the real and\n"
+		   "simulated results, with each real result's graphs and the\n"
+		   "simulated run overlaid on the same axes (plots/overlay-current)"),
+	OPT_END(),
+};
+
+extern const struct wb_command cmd_validate;
 
 /* Real and simulated results side by side, the simulated run overlaid on
  * each real result's graphs. */
@@ -129,31 +87,39 @@ static int write_report(const char *html, char **real, const struct validate_res
 static int run_validate(int argc, char **argv)
 {
 	struct vopts v = { NULL, NULL, 0, 250, 1 };
-	if (parse_opts(argc, argv, &v))
+	char **dirs = calloc((size_t)argc, sizeof(*dirs));
+	int n = dirs ? po_parse_cmd(argv[0], options, &v, argc, argv, PO_STOP_AT_NON_OPTION, dirs) : -1;
+	if (n <= 0) {
+		if (n == 0)
+			wb_command_usage(&cmd_validate, stderr);
+		free(dirs);
 		return EXIT_USAGE;
+	}
 	char tmp[] = "/tmp/wblab-validate.XXXXXX";
 	if (!v.out && !(v.out = mkdtemp(tmp))) {
 		wb_error("cannot create a temporary directory");
+		free(dirs);
 		return 1;
 	}
-	int n = argc - optind, done = 0, failed = 0;
+	int done = 0, failed = 0;
 	struct validate_result *vr = calloc((size_t)n, sizeof(*vr));
 	char **real = calloc((size_t)n, sizeof(*real));
 	if (!vr || !real) {
 		free(vr);
 		free(real);
+		free(dirs);
 		wb_error("out of memory");
 		return 1;
 	}
 	struct validate_opts o = { v.out, v.hz, v.seed, argc, argv };
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < n; i++) {
 		char err[512];
-		if (validate_dir(argv[i], &o, &vr[done], err, sizeof(err))) {
+		if (validate_dir(dirs[i], &o, &vr[done], err, sizeof(err))) {
 			wb_error("%s", err);
 			failed++;
 			continue;
 		}
-		real[done++] = argv[i];
+		real[done++] = dirs[i];
 	}
 	if (v.tsv)
 		validate_print_tsv(stdout, vr, done);
@@ -166,8 +132,11 @@ static int run_validate(int argc, char **argv)
 		remove_tree(tmp);
 	free(vr);
 	free(real);
+	free(dirs);
 	return failed ? 1 : misses ? 3 : 0;
 }
 
-const struct wb_command cmd_validate = { "validate", "simulate real results under 'current' and print sim/real ratios",
-					 usage_text, run_validate };
+WB_COMMAND(validate, 120) = {
+	"validate", "simulate real results under 'current' and print sim/real ratios",
+	usage_text, options, usage_end, NULL, run_validate,
+};

@@ -4,9 +4,16 @@
 #include "commands.h"
 #include "../util/util.h"
 
+/* build/gen/commands.inc: X(name) for every WB_COMMAND(name, ORDER) line of
+ * src/cli/cmd_*.c, in ORDER (see the Makefile). */
+#define X(n) extern const struct wb_command cmd_##n;
+#include "commands.inc"
+#undef X
+
 static const struct wb_command *const commands[] = {
-	&cmd_sim, &cmd_seed, &cmd_jobs, &cmd_rerun, &cmd_run, &cmd_import, &cmd_compare,
-	&cmd_trace, &cmd_plot, &cmd_report, &cmd_calibrate, &cmd_validate,
+#define X(n) &cmd_##n,
+#include "commands.inc"
+#undef X
 };
 
 int wants_help(int argc, char **argv)
@@ -28,7 +35,16 @@ static void overview(FILE *f)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fprintf(f, "  %-10s %s\n\n", "help", "help [COMMAND]: this text, or a command's options");
-	fprintf(f, "wblab --version prints the version.  See README.md and docs/.\n");
+	fprintf(f, "Every command takes -h/--help.  Options: --long VALUE or --long=VALUE (or a\n"
+		   "unique abbreviation), -s VALUE or -sVALUE, short flags clustered (-qj2); '--'\n"
+		   "ends the options.  A bad option is one line on stderr:\n"
+		   "  wblab COMMAND: --option: 'VALUE' is not ...\n\n"
+		   "Exit status, of every command:\n"
+		   "  0  success\n"
+		   "  1  failure: unreadable or malformed input, a run or a write that failed\n"
+		   "  2  usage: unknown option, bad option value, bad or missing argument/CASE\n"
+		   "  3  validate only: validated, but some metric missed its target\n\n");
+	fprintf(f, "wblab --version prints the version.  See README.md and docs/ (docs/cli.md).\n");
 }
 
 static const struct wb_command *find(const char *name)
@@ -57,7 +73,7 @@ int main(int argc, char **argv)
 				wb_error("unknown command '%s' (see 'wblab help')", argv[2]);
 				return EXIT_USAGE;
 			}
-			fputs(cmd->usage, stdout);
+			wb_command_usage(cmd, stdout);
 			return 0;
 		}
 		overview(stdout);
@@ -69,7 +85,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (wants_help(argc - 1, argv + 1)) {
-		fputs(cmd->usage, stdout);
+		wb_command_usage(cmd, stdout);
 		return 0;
 	}
 	return cmd->run(argc - 1, argv + 1);

@@ -1,41 +1,14 @@
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "parse_options.h"
 #include "sim_matrix.h"
 #include "sim_options.h"
 #include "../sim/sim.h"
 #include "../throttle/policy.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
-
-const char sim_matrix_usage[] =
-	"  -k, --kernel LIST   comma-separated models, or 'all' (default:\n"
-	"                      3.1-vanilla,3.2-ioless)\n"
-	"  -t, --runtime SEC   simulated seconds per case (default 300)\n"
-	"  -o, --out DIR       results root (default ./results)\n"
-	"      --seed N        RNG seed (default 1); same inputs + seed = identical files\n"
-	"      --repeat N      run every (case, model) N times: run R (1..N) uses seed\n"
-	"                      S+R-1 and is CASE-KERNEL.R (run 1: CASE-KERNEL), as\n"
-	"                      'wblab run --repeat' names them; compare averages\n"
-	"                      them and tests the differences (docs/compare.md)\n"
-	"      --run R         make only run R (its result dir and meta run), with the\n"
-	"                      seed given: each repeat's cmdline uses it\n"
-	"      --set KEY=VAL   override a model parameter (repeatable; list below)\n"
-	"  -j, --jobs N        cases run in parallel (default: number of CPUs)\n"
-	"      --no-trace      skip the trace file (stats are still computed)\n"
-	"      --trace-format F  dat (default): trace.dat, a trace-cmd file (v7, zstd)\n"
-	"                      with the kernel's event formats ('trace-cmd report' or\n"
-	"                      'wblab trace DIR' print it); text: ftrace text `trace`\n"
-	"      --cases-from F  also the cases listed in file F, one per line ('#'\n"
-	"                      comments, blank lines), each expanded as below\n"
-	"      --shard I/N     only the I-th of N slices of the (case, model) jobs:\n"
-	"                      N shards together run every job exactly once\n"
-	"      --policy FILE   also run the policy plug-in FILE (a .so built against\n"
-	"                      wblab/policy.h) as the kernel policy-NAME, alone when\n"
-	"                      no -k is given (docs/policies.md)\n"
-	"  -q, --quiet         no progress line on a terminal\n";
 
 /* The --policy plug-in's model joins the list unless it is named in it. */
 static int add_policy(struct sim_matrix *m)
@@ -88,48 +61,87 @@ static int parse_kernels(struct sim_matrix *m, const char *arg)
 	return add_policy(m);
 }
 
-static int parse_shard(struct sim_matrix *m, const char *arg)
+static int opt_shard(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
-	unsigned i, n;
+	struct sim_matrix *m = base;
+	unsigned i, k;
 	char end;
-	if (sscanf(arg, "%u/%u%c", &i, &n, &end) != 2 || n < 1 || n > 1000000 || i < 1 || i > n) {
-		wb_error("--shard: '%s' is not I/N with 1 <= I <= N", arg);
+	(void)opt;
+	if (sscanf(arg, "%u/%u%c", &i, &k, &end) != 2 || k < 1 || k > 1000000 || i < 1 || i > k) {
+		snprintf(err, n, "'%s' is not I/N with 1 <= I <= N", arg);
 		return -1;
 	}
 	m->shard_i = (int)i;
-	m->shard_n = (int)n;
+	m->shard_n = (int)k;
 	return 0;
 }
 
-enum { O_SEED = 'S', O_SET = 's', O_NOTRACE = 'n', O_CASES = 256, O_SHARD, O_TFMT, O_REPEAT,
-       O_RUN, O_POLICY };
-
-static int parse_count(const char *opt, const char *arg, int *out)
+static int opt_set(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
-	uint64_t v;
-	if (parse_u64(arg, &v) || v < 1 || v > 100000) {
-		wb_error("%s: '%s' is not a number from 1 to 100000", opt, arg);
+	struct sim_matrix *m = base;
+	(void)opt;
+	if (sim_set_option(&m->p, arg, err, n))
+		return -1;
+	if (m->nsets == SIM_MAX_SETS) {
+		snprintf(err, n, "too many --set options (at most %d)", SIM_MAX_SETS);
 		return -1;
 	}
-	*out = (int)v;
+	m->sets[m->nsets++] = arg;
 	return 0;
 }
+
+static int opt_policy(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
+{
+	(void)opt, (void)base;
+	return policy_load(arg, err, n) ? 0 : -1;
+}
+
+static int opt_cases_from(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
+{
+	struct sim_matrix *m = base;
+	(void)opt;
+	return case_expand_file(arg, &m->cases, err, n) ? -1 : 0;
+}
+
+#define PO_STRUCT struct sim_matrix
+const struct po_option sim_matrix_options[] = {
+	OPT_STRING('k', "kernel", kernels, "LIST",
+		   "comma-separated models, or 'all' (default:\n"
+		   "3.1-vanilla,3.2-ioless)"),
+	SIM_OPT_RUNTIME(runtime, "simulated seconds per case (default 300)"),
+	OPT_STRING_NONEMPTY('o', "out", out, "DIR", "results root (default ./results)"),
+	SIM_OPT_SEED(seed, "RNG seed (default 1); same inputs + seed = identical files"),
+	OPT_INT(0, "repeat", repeat, "N", 1, 100000,
+		"run every (case, model) N times: run R (1..N) uses seed\n"
+		"S+R-1 and is CASE-KERNEL.R (run 1: CASE-KERNEL), as\n"
+		"'wblab run --repeat' names them; compare averages\n"
+		"them and tests the differences (docs/compare.md)"),
+	OPT_INT(0, "run", run, "R", 1, 100000,
+		"make only run R (its result dir and meta run), with the\n"
+		"seed given: each repeat's cmdline uses it"),
+	OPT_CALLBACK(0, "set", "KEY=VAL", opt_set, "override a model parameter (repeatable; list below)"),
+	SIM_OPT_JOBS(jobs),
+	OPT_FLAG(0, "no-trace", no_trace, "skip the trace file (stats are still computed)"),
+	SIM_OPT_TRACE_FORMAT(text_trace,
+			     "dat (default): trace.dat, a trace-cmd file (v7, zstd)\n"
+			     "with the kernel's event formats ('trace-cmd report' or\n"
+			     "'wblab trace DIR' print it); text: ftrace text `trace`"),
+	OPT_CALLBACK(0, "cases-from", "F", opt_cases_from,
+		     "also the cases listed in file F, one per line ('#'\n"
+		     "comments, blank lines), each expanded as below"),
+	OPT_CALLBACK(0, "shard", "I/N", opt_shard,
+		     "only the I-th of N slices of the (case, model) jobs:\n"
+		     "N shards together run every job exactly once"),
+	OPT_CALLBACK(0, "policy", "FILE", opt_policy,
+		     "also run the policy plug-in FILE (a .so built against\n"
+		     "wblab/policy.h) as the kernel policy-NAME, alone when\n"
+		     "no -k is given (docs/policies.md)"),
+	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal"),
+	OPT_END(),
+};
 
 int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "kernel", required_argument, NULL, 'k' }, { "runtime", required_argument, NULL, 't' },
-		{ "out", required_argument, NULL, 'o' },    { "seed", required_argument, NULL, O_SEED },
-		{ "set", required_argument, NULL, O_SET },  { "jobs", required_argument, NULL, 'j' },
-		{ "no-trace", no_argument, NULL, O_NOTRACE },
-		{ "trace-format", required_argument, NULL, O_TFMT },
-		{ "cases-from", required_argument, NULL, O_CASES },
-		{ "shard", required_argument, NULL, O_SHARD }, { "quiet", no_argument, NULL, 'q' },
-		{ "policy", required_argument, NULL, O_POLICY },
-		{ "repeat", required_argument, NULL, O_REPEAT }, { "run", required_argument, NULL, O_RUN },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *kernels = NULL;
 	char err[4600];
 	memset(m, 0, sizeof(*m));
 	m->out = "results";
@@ -138,74 +150,20 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 	m->repeat = 1;
 	m->jobs = (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
 	params_defaults(&m->p);
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, "+k:t:o:j:q", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-		case 'j':
-		case O_SEED:
-		case O_SET:
-			if (sim_common_option(c, optarg, &m->runtime, &m->jobs, &m->seed, &m->p))
-				return -1;
-			if (c == O_SET) {
-				if (m->nsets == SIM_MAX_SETS) {
-					wb_error("too many --set options (at most %d)", SIM_MAX_SETS);
-					return -1;
-				}
-				m->sets[m->nsets++] = optarg;
-			}
+	char **cases = calloc((size_t)argc, sizeof(*cases));
+	int n = cases ? po_parse_cmd(argv[0], sim_matrix_options, m, argc, argv, PO_STOP_AT_NON_OPTION,
+				     cases) : -1;
+	if (!cases)
+		wb_error("out of memory");
+	for (int i = 0; i < n; i++)
+		if (case_expand(cases[i], &m->cases, err, sizeof(err))) {
+			wb_error("CASE '%s': %s", cases[i], err);
+			n = -1;
 			break;
-		case 'k': kernels = optarg; break;
-		case 'o':
-			if (!*optarg) {
-				wb_error("%s: empty output directory (-o '')", argv[0]);
-				return -1;
-			}
-			m->out = optarg;
-			break;
-		case O_NOTRACE: m->no_trace = 1; break;
-		case O_TFMT:
-			if (sim_trace_format(optarg, &m->text_trace))
-				return -1;
-			break;
-		case 'q': m->quiet = 1; break;
-		case O_REPEAT:
-			if (parse_count("--repeat", optarg, &m->repeat))
-				return -1;
-			break;
-		case O_RUN:
-			if (parse_count("--run", optarg, &m->run))
-				return -1;
-			break;
-		case O_SHARD:
-			if (parse_shard(m, optarg))
-				return -1;
-			break;
-		case O_POLICY:
-			if (!policy_load(optarg, err, sizeof(err))) {
-				wb_error("%s", err);
-				return -1;
-			}
-			break;
-		case O_CASES:
-			if (case_expand_file(optarg, &m->cases, err, sizeof(err))) {
-				wb_error("--cases-from %s", err);
-				return -1;
-			}
-			break;
-		default:
-			wb_error("%s: unknown or incomplete option '%s' (see 'wblab %s --help')",
-				 argv[0], argv[optind - 1], argv[0]);
-			return -1;
 		}
-	}
-	for (int i = optind; i < argc; i++)
-		if (case_expand(argv[i], &m->cases, err, sizeof(err))) {
-			wb_error("CASE '%s': %s", argv[i], err);
-			return -1;
-		}
+	free(cases);
+	if (n < 0)
+		return -1;
 	if (m->run && m->repeat > 1) {
 		wb_error("%s: --run and --repeat exclude each other", argv[0]);
 		return -1;
@@ -214,9 +172,9 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 		wb_error("%s: no CASE (see 'wblab %s --help')", argv[0], argv[0]);
 		return -1;
 	}
-	if (!kernels && !policy_model())
-		kernels = "3.1-vanilla,3.2-ioless";
-	return parse_kernels(m, kernels);
+	if (!m->kernels && !policy_model())
+		m->kernels = "3.1-vanilla,3.2-ioless";
+	return parse_kernels(m, m->kernels);
 }
 
 /* The command that makes exactly job j's result. */

@@ -5,6 +5,7 @@
 #ifndef WBLAB_SIM_MATRIX_H
 #define WBLAB_SIM_MATRIX_H
 #include <stdint.h>
+#include "parse_options.h"
 #include "../sim/params.h"
 #include "../sim/simulate.h"
 #include "../util/case_expand.h"
@@ -14,6 +15,7 @@
 
 struct sim_matrix {
 	const char *out;
+	const char *kernels;                /* -k LIST as given (NULL: the default) */
 	double runtime;
 	uint64_t seed, jobs;
 	int no_trace, text_trace, quiet;
@@ -37,7 +39,7 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **js, int *n);
 void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n);
 /* Both of the above: 0, or -1 after printing why (nothing left to free). */
 int sim_matrix_load(struct sim_matrix *m, int argc, char **argv, struct sim_job **js, int *n);
-/* The option lines both commands' --help share. */
-extern const char sim_matrix_usage[];
+/* The options both commands take (their --help lines come from it). */
+extern const struct po_option sim_matrix_options[];
 
 #endif

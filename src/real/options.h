@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bdi.h"
+#include "../cli/parse_options.h"
 #include "../util/case.h"
 
 #define RUN_MAX_CASES 256
@@ -28,8 +29,12 @@ struct run_opts {
 	struct wb_case cases[RUN_MAX_CASES];
 };
 
-/* Parses argv (argv[0] = "run").  0, or -1 with a one-line reason in err
- * (the caller exits EXIT_USAGE). */
+/* Parses argv (argv[0] = "run").  0, or -1 with a one-line reason in err,
+ * "run: ..." (the caller prints "wblab " before it and exits EXIT_USAGE).
+ * errlen must be more than 5. */
 int run_opts_parse(struct run_opts *o, int argc, char **argv, char *err, size_t errlen);
+
+/* The options of `wblab run` (its --help lines come from them). */
+extern const struct po_option run_options[];
 
 #endif

@@ -92,5 +92,5 @@ check "damaged cmdlines section: exit 1, one line naming it" '[ $rc -eq 1 ] && [
 "$W" trace "$T/nonexistent" >/dev/null 2>"$T/e3"; rc=$?
 check "missing file: exit 1" '[ $rc -eq 1 ]'
 "$W" sim --trace-format xml -o "$T/x" "$E" >/dev/null 2>"$T/e4"; rc=$?
-check "--trace-format xml: usage error" '[ $rc -eq 2 ] && grep -q "neither dat nor text" "$T/e4"'
+check "--trace-format xml: usage error" '[ $rc -eq 2 ] && grep -q "^wblab sim: --trace-format: .xml. is not dat or text" "$T/e4"'
 check "help trace" '"$W" help trace | grep -q "byte for"'

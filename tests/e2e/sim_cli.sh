@@ -92,7 +92,7 @@ bad "group '../../x'" "../../x/$C"
 check "a '..' group wrote nothing outside -o" '[ ! -e "$T/x" ] && [ ! -e "$T/../x/$C-3.1-vanilla" ]'
 bad "must not start with '/'" "/abs/$C"
 "$W" sim -o '' "$C" >"$T/bo" 2>"$T/be"; rc=$?
-check "-o '' is refused (exit 2, one line), nothing written to /" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF "empty output directory" "$T/be" && [ ! -e "/thresh=10M/$C-3.1-vanilla" ]'
+check "-o '' is refused (exit 2, one line), nothing written to /" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF -- "--out: DIR must not be empty" "$T/be" && [ ! -e "/thresh=10M/$C-3.1-vanilla" ]'
 # fault injection: the trace write fails (file size limit); the new OUT/GROUP goes too
 ( trap '' XFSZ; ulimit -f 8; "$W" sim -t 20 -k 3.2-ioless -o "$T/fsz" "$C" ) >"$T/bo" 2>"$T/be"; rc=$?
 check "a failed sim run exits 1 and leaves no empty OUT/GROUP" '[ $rc -eq 1 ] && grep -q "writing the trace" "$T/be" && [ ! -e "$T/fsz" ]'
