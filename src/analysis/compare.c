@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "../result/result.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 /* ---- small allocation helpers: a CLI has nothing better to do on OOM ---- */
 
@@ -927,7 +928,7 @@ int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 	struct builder b = { .o = o, .base_col = -1, .base_arg = INT_MAX, .err = err,
 			     .errlen = errlen };
 	b.field = o->field && *o->field ? o->field : "kernel";
-	b.metric = o->metric && *o->metric ? o->metric : "write_bw";
+	b.metric = o->metric && *o->metric ? o->metric : METRIC_KEY(WRITE_BW);
 	*out = NULL;
 	err[0] = 0;
 	if (compile_all(&b.re, o->grep, o->ngrep, err, errlen) ||
