@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			if (!md)
-				printf("%-30s %-6s %-6s %-5s %-6s %s\n", "name", "unit", "better", "eras",
+				printf("%-30s %-6s %-6s %-22s %-6s %s\n", "name", "unit", "better", "eras",
 				       "from", "meaning (see docs/stats.md)");
 			metric_list(stdout, md);
 			return 0;

@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <string.h>
 #include "metrics.h"
+#include "../trace/dat_format.h"
 
 const struct metric_def metric_table[M__COUNT] = {
 #define METRIC_ROW(id, name, unit, better, eras, producer, doc) \
@@ -41,6 +42,25 @@ const struct metric_def *metric_find(const char *key)
 	return NULL;
 }
 
+/* "all", "-" (no era), or the era names joined by ',' */
+static const char *eras_text(unsigned eras, char *buf, size_t n)
+{
+	if (eras == ERAS_ALL)
+		return "all";
+	if (!eras)
+		return "-";
+	size_t k = 0;
+	buf[0] = 0;
+	for (int e = 0; e < ERA_COUNT; e++)
+		if (eras & METRIC_ERA(e)) {
+			int w = snprintf(buf + k, n - k, "%s%s", k ? "," : "", dat_era_name((enum trace_era)e));
+			if (w < 0 || (size_t)w >= n - k)
+				break;
+			k += (size_t)w;
+		}
+	return buf;
+}
+
 static const char *better_word(int b)
 {
 	return b > 0 ? "higher" : b < 0 ? "lower" : "-";
@@ -53,12 +73,15 @@ void metric_list(FILE *f, int markdown)
 		      "|---|---|---|---|---|---|\n", f);
 	for (int i = 0; i < M__COUNT; i++) {
 		const struct metric_def *m = &metric_table[i];
+		char eb[128];
+		const char *eras = eras_text(m->eras, eb, sizeof(eb));
 		if (markdown)
 			fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", m->name,
-				m->unit[0] ? m->unit : "-", better_word(m->better), m->eras,
+				m->unit[0] ? m->unit : "-", better_word(m->better), eras,
 				m->producer, m->doc);
 		else
-			fprintf(f, "%-30s %-6s %-6s %-5s %-6s %s\n", m->name, m->unit[0] ? m->unit : "-",
-				better_word(m->better), m->eras, m->producer, m->doc);
+			fprintf(f, "%-30s %-6s %-6s %-22s %-6s %s\n", m->name,
+				m->unit[0] ? m->unit : "-", better_word(m->better), eras, m->producer,
+				m->doc);
 	}
 }

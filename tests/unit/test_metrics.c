@@ -14,6 +14,7 @@
 #include "analysis/stats.h"
 #include "result/metrics.h"
 #include "trace/trace_read.h"
+#include "trace/trace_format.h"
 
 static void feed(struct stats_acc *s, const char *line)
 {
@@ -118,6 +119,44 @@ static void test_patterns(void **state)
 				fail_msg("'%s' twice", metric_table[i].name);
 }
 
+/* A row's eras are those whose trace format has its source event. */
+static void test_eras_follow_the_trace_formats(void **state)
+{
+	(void)state;
+	static const struct { const char *prefix; enum wb_event_type ev; } src[] = {
+		{ "pause_", EV_BALANCE_DIRTY_PAGES }, { "paused_", EV_BALANCE_DIRTY_PAGES },
+		{ "task_ratelimit_", EV_BALANCE_DIRTY_PAGES },
+		{ "dirty_ratelimit_", EV_BDI_DIRTY_RATELIMIT },
+		{ "balanced_ratelimit_", EV_BDI_DIRTY_RATELIMIT },
+		{ "avg_write_bw_", EV_BDI_DIRTY_RATELIMIT },
+		{ "bdw_", EV_BALANCE_DIRTY_START }, { "commit_", EV_NFS_COMMIT_UNSTABLE_PAGES },
+	};
+	int checked = 0;
+	for (int i = 0; i < M__COUNT; i++) {
+		const struct metric_def *m = &metric_table[i];
+		if (strcmp(m->producer, "trace") && strcmp(m->producer, "task")) {
+			assert_int_equal(m->eras, ERAS_NONE);
+			continue;
+		}
+		if (m->eras == ERAS_ALL)
+			continue;
+		size_t k = 0;
+		while (k < sizeof(src) / sizeof(src[0]) && strncmp(m->name, src[k].prefix,
+								  strlen(src[k].prefix)))
+			k++;
+		if (k == sizeof(src) / sizeof(src[0]))
+			fail_msg("'%s': eras not all, but no source event known to the test", m->name);
+		unsigned want = 0;
+		for (int e = 0; e < ERA_COUNT; e++)
+			if (trace_fmt_get((enum trace_era)e, src[k].ev))
+				want |= METRIC_ERA(e);
+		if (m->eras != want)
+			fail_msg("'%s': eras %#x, its event is in %#x", m->name, m->eras, want);
+		checked++;
+	}
+	assert_true(checked >= 20);
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -162,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_printed_key_is_a_row_in_table_order),
 		cmocka_unit_test(test_patterns),
+		cmocka_unit_test(test_eras_follow_the_trace_formats),
 		cmocka_unit_test(test_docs_list_is_the_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
