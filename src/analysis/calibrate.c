@@ -198,11 +198,13 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	memset(cal, 0, sizeof(*cal));
 	if (read_case(dir, cal, err, errlen))
 		return -1;
-	struct kv_want st[] = { { METRIC_KEY(DEV_WRITE_BW), "", 0, 0 }, { METRIC_KEY(WRITERS_MB), "", 0, 0 },
-				{ METRIC_KEY(DEV_WRITE_KB_MEAN), "", 0, 0 }, { METRIC_KEY(RUNTIME_S), "", 0, 0 },
-				{ METRIC_KEY(DURATION_S), "", 0, 0 }, { METRIC_KEY(WRITE_BW), "", 0, 0 },
-				{ METRIC_KEY(DIRTIED_MB), "", 0, 0 }, { METRIC_KEY(WRITERS_CPU_S), "", 0, 0 },
-				{ NULL, "", 0, 0 } };
+	struct kv_want st[] = {
+		{ METRIC_KEY(DEV_WRITE_BW), "", 0, 0 }, { METRIC_KEY(WRITERS_MB), "", 0, 0 },
+		{ METRIC_KEY(DEV_WRITE_KB_MEAN), "", 0, 0 }, { METRIC_KEY(RUNTIME_S), "", 0, 0 },
+		{ METRIC_KEY(DURATION_S), "", 0, 0 }, { METRIC_KEY(WRITE_BW), "", 0, 0 },
+		{ METRIC_KEY(DIRTIED_MB), "", 0, 0 }, { METRIC_KEY(WRITERS_CPU_S), "", 0, 0 },
+		{ NULL, "", 0, 0 }
+	};
 	struct kv_want pa[] = { { "runtime_s", "", 0, 0 }, { "runtime", "", 0, 0 },
 				{ "device_bw_mbps", "", 0, 0 }, { NULL, "", 0, 0 } };
 	struct kv_want env[] = { { "device", "", 0, 0 }, { NULL, "", 0, 0 } };

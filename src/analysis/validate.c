@@ -57,12 +57,14 @@ static void pick_text(char *text, struct stat_want *w)
 static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, size_t errlen)
 {
 	char path[4400];
-	struct stat_want w[] = { { METRIC_KEY(WRITE_BW), 0, 0 }, { METRIC_KEY(NR_DIRTY_MEAN_PAGES), 0, 0 },
-				 { METRIC_KEY(NR_DIRTY_P95_PAGES), 0, 0 }, { METRIC_KEY(PAUSE_MS_MEAN), 0, 0 },
-				 { METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), 0, 0 }, { METRIC_KEY(FAIRNESS_JAIN), 0, 0 },
-				 { METRIC_KEY(PAUSE_COUNT), 0, 0 }, { METRIC_KEY(BDP_EVENTS), 0, 0 },
-				 { METRIC_KEY(DEV_WRITE_BW), 0, 0 }, { METRIC_KEY(WRITTEN_MB), 0, 0 }, { METRIC_KEY(DURATION_S), 0, 0 },
-				 { NULL, 0, 0 } };
+	struct stat_want w[] = {
+		{ METRIC_KEY(WRITE_BW), 0, 0 }, { METRIC_KEY(NR_DIRTY_MEAN_PAGES), 0, 0 },
+		{ METRIC_KEY(NR_DIRTY_P95_PAGES), 0, 0 }, { METRIC_KEY(PAUSE_MS_MEAN), 0, 0 },
+		{ METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), 0, 0 }, { METRIC_KEY(FAIRNESS_JAIN), 0, 0 },
+		{ METRIC_KEY(PAUSE_COUNT), 0, 0 }, { METRIC_KEY(BDP_EVENTS), 0, 0 },
+		{ METRIC_KEY(DEV_WRITE_BW), 0, 0 }, { METRIC_KEY(WRITTEN_MB), 0, 0 },
+		{ METRIC_KEY(DURATION_S), 0, 0 }, { NULL, 0, 0 }
+	};
 	struct kvfile f;
 	snprintf(path, sizeof(path), "%s/stats", dir);
 	int rc = kvf_load(&f, path, err, errlen);
@@ -138,7 +140,8 @@ int validate_dir(const char *dir, const struct validate_opts *o, struct validate
 		return -1;
 	for (int i = 0; i < VALIDATE_METRICS; i++)
 		vr->m[i] = (struct validate_metric){
-			metric_ids[i] >= 0 ? metric_table[metric_ids[i]].name : "device_bw", real[i], sim[i], metric_tol[i] };
+			metric_ids[i] >= 0 ? metric_table[metric_ids[i]].name : "device_bw", real[i],
+			sim[i], metric_tol[i] };
 	return 0;
 }
 
