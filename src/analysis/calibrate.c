@@ -52,6 +52,10 @@ struct trace_facts {
 	double pause_s;            /* writers' sleeps */
 	double awrite_median;      /* KB/s, second half */
 	int64_t first_gds_thresh;  /* -1: none */
+	/* global_dirty_state: the written counter's span and the stalls */
+	uint64_t ngds;
+	int64_t gds_first_us, gds_last_us, written_first, written_last;
+	struct stats_stall stall;
 };
 
 /* Pass 1 over the trace: the writers' sleeps, the first threshold and the
@@ -77,8 +81,17 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 		if (*first < 0)
 			*first = e.ts_us;
 		*last = e.ts_us;
-		if (e.type == EV_GLOBAL_DIRTY_STATE && tf->first_gds_thresh < 0)
-			tf->first_gds_thresh = e.v[F_THRESH];
+		if (e.type == EV_GLOBAL_DIRTY_STATE) {
+			if (tf->first_gds_thresh < 0)
+				tf->first_gds_thresh = e.v[F_THRESH];
+			if (!tf->ngds++) {
+				tf->gds_first_us = e.ts_us;
+				tf->written_first = e.v[F_WRITTEN];
+			}
+			tf->gds_last_us = e.ts_us;
+			tf->written_last = e.v[F_WRITTEN];
+			stats_stall_feed(&tf->stall, e.ts_us, e.v[F_WRITEBACK], e.v[F_WRITTEN]);
+		}
 		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0)
 			tf->pause_s += (double)e.v[F_PAUSE] / 1000.0;
 	}
@@ -90,8 +103,7 @@ static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, 
 {
 	char path[4200];
 	trace_result_path(dir, path, sizeof(path));
-	tf->pause_s = 0;
-	tf->awrite_median = 0;
+	memset(tf, 0, sizeof(*tf));
 	tf->first_gds_thresh = -1;
 	int64_t first = -1, last = 0;
 	if (trace_pass(path, tf, &first, &last, 0, NULL, err, errlen))
@@ -113,6 +125,7 @@ static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, 
 		}
 	}
 	free(hist);
+	stats_stall_end(&tf->stall);
 	return rc;
 }
 
@@ -173,24 +186,85 @@ static double writer_page_ns(const struct calibration *cal, double pages)
 	return pages > 0 && busy > 0 ? busy / pages * 1e9 : 0;
 }
 
+#define LOOP_TAGS 128            /* blk-mq loop: hw queue depth */
+#define MAX_LATENCY_US 100000.0  /* dev.latency_us's range */
+
+/* Device stalls and Little's law from the trace's global_dirty_state.
+ * Outside the stalls (which the stall process models), L = mean writeback
+ * pages, X = written pages per second, W = L / X; the share of W the
+ * bandwidth explains is L / bw (L pages drained at the device's rate), the
+ * rest is the per-request latency; the device holds L / request-size
+ * requests at once. */
+static void derive_device(struct calibration *cal, const struct trace_facts *tf)
+{
+	const struct stats_stall *st = &tf->stall;
+	cal->span_s = tf->ngds > 1 ? (double)(tf->gds_last_us - tf->gds_first_us) / 1e6 : 0;
+	cal->stall_count = (double)st->count;
+	cal->stall_s_total = st->total_us / 1e6;
+	cal->stall_ms_max = st->max_us / 1e3;
+	/* a --device-bw cap: blk-throttle in front of the loop device dispatches
+	 * at the cap whatever the device behind it does, and what queued there
+	 * through a stall completes at the loop device's own rate afterwards, so
+	 * the long-run rate is the cap (the stalls are reported, not modelled) */
+	if (st->count && cal->span_s > cal->stall_s_total && cal->device_cap_mbps <= 0) {
+		cal->stall_ms = cal->stall_s_total * 1e3 / cal->stall_count;
+		/* the loop model draws the next stall from the end of the last */
+		cal->stall_every_s = (cal->span_s - cal->stall_s_total) / cal->stall_count;
+	}
+	double req_pages = cal->max_request_kb / 4;
+	double run_s = cal->span_s - cal->stall_s_total;
+	double written = (double)(tf->written_last - tf->written_first);
+	cal->queue_depth = LOOP_TAGS;
+	if (run_s > 0 && written > 0) {
+		cal->wb_mean_pages = (st->wb_area - st->wb_area_stalled) / 1e6 / run_s;
+		cal->xput_pages_s = written / run_s;
+		cal->wait_ms = cal->wb_mean_pages / cal->xput_pages_s * 1e3;
+		double transfer_ms = cal->wb_mean_pages / (cal->bw_mbps * 256.0) * 1e3;
+		cal->latency_us = fmin(fmax((cal->wait_ms - transfer_ms) * 1e3, 0), MAX_LATENCY_US);
+		cal->queue_depth = fmin(fmax(round(cal->wb_mean_pages / req_pages), 1), LOOP_TAGS);
+	}
+	/* under a cap the pages in flight wait in blk-throttle's queue, which
+	 * releases them one after another at the cap: a single server, not 128
+	 * requests sharing it (which would complete together, in bursts) */
+	if (cal->device_cap_mbps > 0)
+		cal->queue_depth = 1;
+}
+
 static void derive(struct calibration *cal, const struct trace_facts *tf, double write_bw)
 {
 	double bs_pages = (double)(cal->c.bs / PAGE_SIZE_BYTES ? cal->c.bs / PAGE_SIZE_BYTES : 1);
+	double stall_s = fmin(tf->stall.total_us / 1e6, 0.9 * cal->runtime_s);
 	/* the device: a block-throttling cap is the device's rate by construction;
-	 * else what reached it, or the kernel's estimate while it was busy */
-	cal->bw_mbps = cal->device_cap_mbps > 0 ? cal->device_cap_mbps
-						: fmax(cal->dev_write_bw, cal->awrite_bw_steady);
+	 * else what reached it over the time it was not stalled (the stall
+	 * process takes the rest), or the kernel's estimate while it was busy */
+	cal->bw_mbps = cal->device_cap_mbps > 0
+		       ? cal->device_cap_mbps
+		       : fmax(cal->dev_write_bw * cal->runtime_s / (cal->runtime_s - stall_s),
+			      cal->awrite_bw_steady);
 	if (cal->bw_mbps <= 0)
 		cal->bw_mbps = write_bw > 0 ? write_bw : 57;
-	/* a loop device with direct I/O on a virtual disk shows no cost for switching files */
-	cal->seek_ms = cal->loop_device ? 0 : 4;
 	cal->max_request_kb = cal->dev_write_kb_mean > 0 ? 4 * round(cal->dev_write_kb_mean / 4) : 512;
 	cal->max_request_kb = fmin(fmax(cal->max_request_kb, 4), 65536);
-	cal->nr_requests = 128;    /* blk-mq loop: hw queue depth 128 with scheduler none */
+	cal->nr_requests = LOOP_TAGS;    /* blk-mq loop: 128 tags */
+	derive_device(cal, tf);
 	cal->per_page_ns = writer_page_ns(cal, cal->writers_mb * 256.0);
 	cal->cpu_page_ns = cal->per_page_ns > 0 ? cal->per_page_ns - DEFAULT_SYSCALL_NS / bs_pages : 2500;
 	cal->cpu_page_ns = fmax(cal->cpu_page_ns, MIN_CPU_PAGE_NS);
 	cal->dirtyable_pct = derive_dirtyable_pct(cal, tf->first_gds_thresh);
+}
+
+/* The scheduler in brackets of env's io_scheduler ("[none] mq-deadline ..."),
+ * when the simulator has it; else "" (the era's default). */
+static void pick_elevator(const char *sched, char *out, size_t n)
+{
+	static const char *const known[] = { "none", "mq-deadline", NULL };
+	out[0] = 0;
+	const char *a = strchr(sched, '['), *b = a ? strchr(a, ']') : NULL;
+	if (!b)
+		return;
+	for (int i = 0; known[i]; i++)
+		if ((size_t)(b - a - 1) == strlen(known[i]) && strncmp(a + 1, known[i], strlen(known[i])) == 0)
+			snprintf(out, n, "%s", known[i]);
 }
 
 int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err, size_t errlen)
@@ -207,7 +281,8 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	};
 	struct kv_want pa[] = { { "runtime_s", "", 0, 0 }, { "runtime", "", 0, 0 },
 				{ "device_bw_mbps", "", 0, 0 }, { NULL, "", 0, 0 } };
-	struct kv_want env[] = { { "device", "", 0, 0 }, { NULL, "", 0, 0 } };
+	struct kv_want env[] = { { "device", "", 0, 0 }, { "io_scheduler", "", 0, 0 },
+				 { NULL, "", 0, 0 } };
 	struct kv_want knobs[] = { { "bdi.strict_limit", "", 0, 0 }, { "bdi.min_ratio", "", 0, 0 },
 				   { "bdi.max_ratio", "", 0, 0 }, { NULL, "", 0, 0 } };
 	if (read_keys(dir, "stats", st, 1, 1, err, errlen) ||
@@ -231,6 +306,8 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	cal->writers_mb = num(st, METRIC_KEY(WRITERS_MB), num(st, METRIC_KEY(DIRTIED_MB), 0));
 	cal->dev_write_kb_mean = num(st, METRIC_KEY(DEV_WRITE_KB_MEAN), 0);
 	cal->loop_device = env[0].found && strncmp(env[0].val, "/dev/loop", 9) == 0;
+	if (env[1].found)
+		pick_elevator(env[1].val, cal->elevator, sizeof(cal->elevator));
 	struct trace_facts tf;
 	if (read_trace_facts(dir, &tf, err, errlen))
 		return -1;
@@ -241,27 +318,59 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	return 0;
 }
 
-struct cal_key { const char *key; double value; const char *why; };
+struct cal_key { const char *key; double value; const char *why; const char *name; };
 
 static int cal_keys(const struct calibration *c, struct cal_key *k)
 {
 	int n = 0;
-	k[n++] = (struct cal_key){ "hz", c->hz, "kernel tick rate of the machine" };
-	k[n++] = (struct cal_key){ "disk.bw_mbps", c->bw_mbps,
+	k[n++] = (struct cal_key){ "hz", c->hz, "kernel tick rate of the machine", NULL };
+	k[n++] = (struct cal_key){ "dev.model", 0, "the block layer's loop device (wblab run writes to a loop device)",
+				   "loop" };
+	if (c->elevator[0])
+		k[n++] = (struct cal_key){ "dev.elevator", 0, "the run's io_scheduler (env)", c->elevator };
+	k[n++] = (struct cal_key){ "dev.bw_mbps", c->bw_mbps,
 				   c->device_cap_mbps > 0 ? "the run's --device-bw cap"
-				   : "max(device MiB/s, median kernel write_bw estimate, 2nd half)" };
-	k[n++] = (struct cal_key){ "disk.seek_ms", c->seek_ms,
-				   c->loop_device ? "loop device: no file-switch cost" : "default" };
-	k[n++] = (struct cal_key){ "disk.nr_requests", c->nr_requests, "blk-mq queue depth" };
-	k[n++] = (struct cal_key){ "disk.max_request_kb", c->max_request_kb, "mean device write size" };
+				   : "max(device MiB/s while not stalled, median kernel write_bw estimate, 2nd half)",
+				   NULL };
+	k[n++] = (struct cal_key){ "dev.nr_requests", c->nr_requests, "blk-mq loop: 128 tags", NULL };
+	k[n++] = (struct cal_key){ "dev.max_sectors_kb", c->max_request_kb, "mean device write size", NULL };
+	k[n++] = (struct cal_key){ "dev.queue_depth", c->queue_depth,
+				   c->device_cap_mbps > 0 ? "--device-bw: blk-throttle serves one request at a time"
+				   : "Little's law: mean writeback pages / request size (1..128)", NULL };
+	k[n++] = (struct cal_key){ "dev.latency_us", c->latency_us,
+				   "Little's law: (writeback pages / written pages per s) - writeback pages / bw",
+				   NULL };
+	if (c->stall_ms > 0) {
+		k[n++] = (struct cal_key){ "dev.stall_every_s", c->stall_every_s,
+					   "time not stalled / stalls in the trace", NULL };
+		k[n++] = (struct cal_key){ "dev.stall_ms", c->stall_ms, "mean stall in the trace", NULL };
+	}
 	k[n++] = (struct cal_key){ "cpu_page_ns", c->cpu_page_ns,
 				   c->writers_cpu_s > 0 ? "writers' own CPU time per page, minus syscall_ns"
-				   : "writer time per page outside pauses, minus syscall_ns (no CPU time recorded)" };
-	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio" };
-	k[n++] = (struct cal_key){ "bdi_strict_limit", c->bdi_strict_limit, "the device's bdi knob in env" };
-	k[n++] = (struct cal_key){ "bdi_min_ratio", c->bdi_min_ratio, "the device's bdi knob in env" };
-	k[n++] = (struct cal_key){ "bdi_max_ratio", c->bdi_max_ratio, "the device's bdi knob in env" };
+				   : "writer time per page outside pauses, minus syscall_ns (no CPU time recorded)",
+				   NULL };
+	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio", NULL };
+	k[n++] = (struct cal_key){ "bdi_strict_limit", c->bdi_strict_limit, "the device's bdi knob in env", NULL };
+	k[n++] = (struct cal_key){ "bdi_min_ratio", c->bdi_min_ratio, "the device's bdi knob in env", NULL };
+	k[n++] = (struct cal_key){ "bdi_max_ratio", c->bdi_max_ratio, "the device's bdi knob in env", NULL };
 	return n;
+}
+
+static int is_integer_key(const char *key)
+{
+	return strcmp(key, "hz") == 0 || strcmp(key, "dev.nr_requests") == 0 ||
+	       strcmp(key, "dev.max_sectors_kb") == 0 || strcmp(key, "dev.queue_depth") == 0 ||
+	       strncmp(key, "bdi_", 4) == 0;
+}
+
+static void key_text(const struct cal_key *k, const char *sep, char *a, size_t n)
+{
+	if (k->name)
+		snprintf(a, n, "%s%s%s", k->key, sep, k->name);
+	else if (is_integer_key(k->key))
+		snprintf(a, n, "%s%s%.0f", k->key, sep, k->value);
+	else
+		snprintf(a, n, "%s%s%.6g", k->key, sep, k->value);
 }
 
 int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen)
@@ -270,11 +379,7 @@ int calibration_apply(const struct calibration *cal, struct sim_params *p, char 
 	int n = cal_keys(cal, k);
 	for (int i = 0; i < n; i++) {
 		char a[128];
-		if (strcmp(k[i].key, "hz") == 0 || strcmp(k[i].key, "disk.nr_requests") == 0 ||
-		    strcmp(k[i].key, "disk.max_request_kb") == 0 || strncmp(k[i].key, "bdi_", 4) == 0)
-			snprintf(a, sizeof(a), "%s=%.0f", k[i].key, k[i].value);
-		else
-			snprintf(a, sizeof(a), "%s=%.6g", k[i].key, k[i].value);
+		key_text(&k[i], "=", a, sizeof(a));
 		if (params_set(p, a, err, errlen))
 			return -1;
 	}
@@ -286,11 +391,18 @@ void calibration_write(const struct calibration *cal, FILE *f, int as_set)
 	struct cal_key k[16];
 	int n = cal_keys(cal, k);
 	fprintf(f, "# wblab calibrate: %s/%s, %.0f s; device %.1f MiB/s, kernel estimate %.1f MiB/s,\n"
-		   "# writers %.1f MiB, paused %.2f s, %.0f ns per page outside pauses\n",
+		   "# writers %.1f MiB, paused %.2f s, %.0f ns per page outside pauses\n"
+		   "# device stalls (writeback pending, written counter still for >= %d ms): %.0f, "
+		   "%.3f s in all, longest %.0f ms\n"
+		   "# Little's law outside stalls: %.0f pages in flight, %.0f pages/s written, "
+		   "%.3f ms under writeback\n",
 		cal->c.group, cal->c.name, cal->runtime_s, cal->dev_write_bw, cal->awrite_bw_steady,
-		cal->writers_mb, cal->pause_s, cal->per_page_ns);
+		cal->writers_mb, cal->pause_s, cal->per_page_ns, STATS_STALL_MIN_US / 1000,
+		cal->stall_count, cal->stall_s_total, cal->stall_ms_max, cal->wb_mean_pages,
+		cal->xput_pages_s, cal->wait_ms);
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "# %s\n", k[i].why);
-		fprintf(f, as_set ? "--set %s=%.6g\n" : "%s = %.6g\n", k[i].key, k[i].value);
+		char a[160];
+		key_text(&k[i], as_set ? "=" : " = ", a, sizeof(a));
+		fprintf(f, "# %s\n%s%s\n", k[i].why, as_set ? "--set " : "", a);
 	}
 }

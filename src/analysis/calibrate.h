@@ -21,8 +21,17 @@ struct calibration {
 	double device_cap_mbps;    /* the run's --device-bw cap (0: none) */
 	int loop_device;
 	int bdi_strict_limit, bdi_min_ratio, bdi_max_ratio;   /* the device's knobs in env */
-	/* what the simulator gets */
-	double hz, bw_mbps, seek_ms, cpu_page_ns, max_request_kb, nr_requests, dirtyable_pct;
+	char elevator[24];         /* the run's scheduler when the simulator has it ("": auto) */
+	/* from the trace's global_dirty_state: device stalls (docs/stats.md) */
+	double span_s;             /* first to last sample */
+	double stall_count, stall_s_total, stall_ms_max;
+	/* Little's law over the time not stalled */
+	double wb_mean_pages;      /* L: mean writeback pages (pages in flight) */
+	double xput_pages_s;       /* X: written pages per second */
+	double wait_ms;            /* W = L / X: a page's time under writeback */
+	/* what the simulator gets (dev.model=loop) */
+	double hz, bw_mbps, cpu_page_ns, max_request_kb, nr_requests, dirtyable_pct;
+	double queue_depth, latency_us, stall_every_s, stall_ms;
 };
 
 /* Reads DIR; returns 0, or -1 with a one-line reason in err. */

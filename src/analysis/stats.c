@@ -49,6 +49,7 @@ struct stats_acc {
 	int nw31;
 	uint64_t nbdw, bdw_hist[PAUSE_HIST];
 	double bdw_sum_ms, bdw_max_ms;
+	struct stats_stall stall;
 	/* NFS commit events */
 	uint64_t ncommit_sent, commit_pages;
 	struct extra extra[STATS_MAX_EXTRA];
@@ -102,6 +103,49 @@ static struct task_bw *task_slot(struct stats_acc *s, int pid)
 	return t;
 }
 
+static void stall_close(struct stats_stall *st)
+{
+	if (!st->in_run)
+		return;
+	st->in_run = 0;
+	double len = (double)(st->run_last_us - st->run_first_us);
+	if (len < STATS_STALL_MIN_US)
+		return;
+	st->count++;
+	st->total_us += len;
+	st->wb_area_stalled += st->run_area;
+	if (len > st->max_us)
+		st->max_us = len;
+}
+
+void stats_stall_feed(struct stats_stall *st, int64_t ts_us, int64_t writeback, int64_t written)
+{
+	/* each sample's writeback holds until the next sample */
+	double da = st->have_prev && ts_us > st->prev_us
+		    ? (double)(ts_us - st->prev_us) * (double)st->prev_wb : 0;
+	st->wb_area += da;
+	if (st->in_run && writeback > 0 && written == st->run_written) {
+		st->run_last_us = ts_us;
+		st->run_area += da;
+	} else {
+		stall_close(st);
+		if (writeback > 0) {
+			st->in_run = 1;
+			st->run_first_us = st->run_last_us = ts_us;
+			st->run_written = written;
+			st->run_area = 0;
+		}
+	}
+	st->have_prev = 1;
+	st->prev_us = ts_us;
+	st->prev_wb = writeback;
+}
+
+void stats_stall_end(struct stats_stall *st)
+{
+	stall_close(st);
+}
+
 static void feed_gds(struct stats_acc *s, const struct wb_event *e)
 {
 	int64_t dirty = e->v[F_DIRTY], wb = e->v[F_WRITEBACK];
@@ -129,6 +173,7 @@ static void feed_gds(struct stats_acc *s, const struct wb_event *e)
 	s->prev_hard = hard;
 	s->last_dirtied = e->v[F_DIRTIED];
 	s->last_written = e->v[F_WRITTEN];
+	stats_stall_feed(&s->stall, e->ts_us, wb, e->v[F_WRITTEN]);
 	if (nr_dirty > s->max_nr_dirty) s->max_nr_dirty = nr_dirty;
 	if (dirty > s->max_dirty) s->max_dirty = dirty;
 	if (wb > s->max_writeback) s->max_writeback = wb;
@@ -468,6 +513,11 @@ int stats_write(struct stats_acc *s, FILE *f)
 	put(f, METRIC_KEY(WRITEBACK_MAX_PAGES), (double)s->max_writeback);
 	put(f, METRIC_KEY(UNSTABLE_MAX_PAGES), (double)s->max_unstable);
 	put(f, METRIC_KEY(TIME_OVER_LIMIT_S), s->over_limit_us / 1e6);
+	struct stats_stall st = s->stall;   /* a copy: stats_write may be called again */
+	stats_stall_end(&st);
+	put(f, METRIC_KEY(STALL_COUNT), (double)st.count);
+	put(f, METRIC_KEY(STALL_S_TOTAL), st.total_us / 1e6);
+	put(f, METRIC_KEY(STALL_MS_MAX), st.max_us / 1e3);
 	/* 3.1 has no balance_dirty_pages (nor bdi_dirty_ratelimit) event: what
 	 * those events measure is absent from its stats (compare shows n/a), and
 	 * its own loop's spans are the bdw_* figures below */

@@ -41,6 +41,27 @@ int stats_is_flusher(const char *comm);
 int stats_level_bucket(int64_t v);
 double stats_level_value(int b);
 
+/* Device stalls: a run of consecutive global_dirty_state samples with
+ * writeback > 0 and the same written counter (nothing completed between
+ * them) whose span, first to last sample, is at least STATS_STALL_MIN_US.
+ * Shared by the stats file (stall_count, stall_s_total, stall_ms_max) and
+ * `wblab calibrate`; docs/stats.md defines it. */
+#define STATS_STALL_MIN_US 200000
+struct stats_stall {
+	int in_run;
+	int64_t run_first_us, run_last_us, run_written;
+	int64_t prev_us, prev_wb;     /* the previous sample, for the areas */
+	int have_prev;
+	uint64_t count;
+	double total_us, max_us;
+	double wb_area;               /* writeback pages x us over all samples */
+	double wb_area_stalled;       /* ... over the stalls' spans */
+	double run_area;              /* ... over the open run so far */
+};
+void stats_stall_feed(struct stats_stall *st, int64_t ts_us, int64_t writeback, int64_t written);
+/* Closes an open run (at the end of the trace). */
+void stats_stall_end(struct stats_stall *st);
+
 #define STATS_MAX_TASKS 1024
 #define STATS_MAX_EXTRA 128
 

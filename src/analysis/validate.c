@@ -63,7 +63,9 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 		{ METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), 0, 0 }, { METRIC_KEY(FAIRNESS_JAIN), 0, 0 },
 		{ METRIC_KEY(PAUSE_COUNT), 0, 0 }, { METRIC_KEY(BDP_EVENTS), 0, 0 },
 		{ METRIC_KEY(DEV_WRITE_BW), 0, 0 }, { METRIC_KEY(WRITTEN_MB), 0, 0 },
-		{ METRIC_KEY(DURATION_S), 0, 0 }, { NULL, 0, 0 }
+		{ METRIC_KEY(DURATION_S), 0, 0 }, { METRIC_KEY(STALL_COUNT), 0, 0 },
+		{ METRIC_KEY(STALL_S_TOTAL), 0, 0 }, { METRIC_KEY(STALL_MS_MAX), 0, 0 },
+		{ NULL, 0, 0 }
 	};
 	struct kvfile f;
 	snprintf(path, sizeof(path), "%s/stats", dir);
@@ -77,10 +79,13 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 	kvf_free(&f);
 	if (rc)
 		return -1;
-	if (!w[2].found || !w[4].found) {
+	if (!w[2].found || !w[4].found || !w[11].found) {
 		char *text = NULL;
 		struct stat_want more[] = { { METRIC_KEY(NR_DIRTY_P95_PAGES), 0, 0 },
-					    { METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), 0, 0 }, { NULL, 0, 0 } };
+					    { METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), 0, 0 },
+					    { METRIC_KEY(STALL_COUNT), 0, 0 },
+					    { METRIC_KEY(STALL_S_TOTAL), 0, 0 },
+					    { METRIC_KEY(STALL_MS_MAX), 0, 0 }, { NULL, 0, 0 } };
 		if (stats_text_of_trace(dir, &text, err, errlen)) {
 			free(text);
 			return -1;
@@ -89,6 +94,8 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 		free(text);
 		w[2].v = more[0].v;
 		w[4].v = more[1].v;
+		for (int i = 0; i < 3; i++)
+			w[11 + i].v = more[2 + i].v;
 	}
 	for (int i = 0; i < 6; i++)
 		out[i] = w[i].v;
@@ -96,6 +103,8 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 	 * written counter behind write_bw also counts the burst into the page
 	 * cache a short run ends with and other writers' writeback); in a
 	 * simulated run nothing else writes, so its written pages are the device's */
+	for (int i = 0; i < 3; i++)
+		out[7 + i] = w[11 + i].v;   /* device stalls (docs/stats.md): shown, not marked */
 	out[6] = w[8].found ? w[8].v : w[10].v > 0 ? w[9].v / w[10].v : NAN;
 	/* a run that never paused has no pause mean, and one with no
 	 * balance_dirty_pages event has no ratelimit: not measured is not 0 */
@@ -110,10 +119,11 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
  * dev_write_bw or written_mb / duration_s (see collect) */
 static const int metric_ids[VALIDATE_METRICS] = {
 	M_WRITE_BW, M_NR_DIRTY_MEAN_PAGES, M_NR_DIRTY_P95_PAGES, M_PAUSE_MS_MEAN,
-	M_TASK_RATELIMIT_STEADY_KBPS, M_FAIRNESS_JAIN, -1,
+	M_TASK_RATELIMIT_STEADY_KBPS, M_FAIRNESS_JAIN, -1, M_STALL_COUNT, M_STALL_S_TOTAL,
+	M_STALL_MS_MAX,
 };
 /* the targets: write_bw and the device's rate 10 %, mean dirty 15 %, mean pause 25 % */
-static const double metric_tol[VALIDATE_METRICS] = { 0.10, 0.15, 0, 0.25, 0, 0, 0.10 };
+static const double metric_tol[VALIDATE_METRICS] = { 0.10, 0.15, 0, 0.25, 0, 0, 0.10, 0, 0, 0 };
 
 int validate_dir(const char *dir, const struct validate_opts *o, struct validate_result *vr,
 		 char *err, size_t errlen)

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define VALIDATE_METRICS 7
+#define VALIDATE_METRICS 10
 
 struct validate_opts {
 	const char *out;        /* results root for the simulated runs */

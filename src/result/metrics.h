@@ -70,6 +70,11 @@ enum metric_better { METRIC_LOWER = -1, METRIC_NONE = 0, METRIC_HIGHER = 1 };
 	  "peak of unstable (NFS; absent on 6.x: 0)") \
 	X(TIME_OVER_LIMIT_S, "time_over_limit_s", "s", METRIC_LOWER, ERAS_ALL, "trace", \
 	  "time above the dirty limit") \
+	X(STALL_COUNT, "stall_count", "", METRIC_LOWER, ERAS_ALL, "trace", \
+	  "device stalls: >= 200 ms with writeback > 0 and nothing written") \
+	X(STALL_S_TOTAL, "stall_s_total", "s", METRIC_LOWER, ERAS_ALL, "trace", \
+	  "summed span of the stalls") \
+	X(STALL_MS_MAX, "stall_ms_max", "ms", METRIC_LOWER, ERAS_ALL, "trace", "longest stall") \
 	/* balance_dirty_pages, bdi_dirty_ratelimit */ \
 	X(BDP_EVENTS, "bdp_events", "", METRIC_NONE, ERAS_ALL, "trace", \
 	  "balance_dirty_pages events (0 in IO-ful eras)") \

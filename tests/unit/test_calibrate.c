@@ -10,6 +10,7 @@
  * 4 CPUs x 20 s - that = 53.79 s, more than 39.9 s, so busy = 39.9 s and per
  * page 39.9 s / 26214400 = 1522.06 ns; cpu_page_ns = 1522.06 - syscall 800 ns
  * / 1 page (4k writes) = 722.06.  The threshold is bytes (20M): dirtyable 92. */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -147,7 +148,7 @@ static void cpu_time_cap_and_knobs_are_used(void **state)
 	assert_true(cal.bw_mbps == 55);
 	assert_int_equal(cal.bdi_strict_limit, 1);
 	assert_int_equal(cal.bdi_max_ratio, 40);
-	assert_int_equal(cal.seek_ms, 0);   /* a loop device */
+	assert_int_equal(cal.loop_device, 1);
 }
 
 static void a_simulated_result_is_refused(void **state)
@@ -164,6 +165,115 @@ static void a_simulated_result_is_refused(void **state)
 	assert_non_null(strstr(err, "not a result of 'wblab run'"));
 }
 
+/* Stalls and Little's law.  global_dirty_state once a second, t = 0..10,
+ * writeback 100 pages throughout; written 2560 pages a second except from
+ * t = 4 to 5, where it stands still: one stall of 1000 ms (span 10 s, 9 s
+ * not stalled).  Outside it L = 100 pages, X = 9 x 2560 / 9 s = 2560 pages/s,
+ * W = L / X = 39.0625 ms.  dev_write_bw 18 MiB/s over the 10 s runtime is
+ * 18 x 10 / 9 = 20 MiB/s = 5120 pages/s while not stalled (no awrite_bw in
+ * the trace): L / bw = 19.53125 ms, so latency = 39.0625 - 19.53125 ms =
+ * 19531.25 us; 128 KiB requests = 32 pages: queue depth round(100 / 32) = 3.
+ * The stall process: 1000 ms stalls, one per (10 - 1) s not stalled. */
+static void make_stall_result(char *dir)
+{
+	assert_non_null(mkdtemp(dir));
+	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
+	put(dir, "stats", "write_bw 18\ndev_write_bw 18\nwriters_mb 180\nruntime_s 10\n"
+			  "dev_write_kb_mean 128\n");
+	put(dir, "env", "device = /dev/loop0\nio_scheduler = [none] mq-deadline kyber bfq\n");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (int t = 0; t <= 10; t++)
+		fprintf(f, "       flush-7:0-9     [000] %12.6f: global_dirty_state: dirty=100 "
+			"writeback=100 bg_thresh=2500 thresh=5000 limit=5000 dirtied=0 written=%d\n",
+			(double)t, 2560 * (t <= 4 ? t : t - 1));
+	fclose(f);
+}
+
+static void remove_stall_result(const char *dir)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/env", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/params", dir);
+	unlink(p);
+	remove_result(dir);
+}
+
+static void stalls_and_littles_law(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_stall_result(dir);
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(cal.stall_count == 1);
+	assert_true(fabs(cal.stall_s_total - 1) < 1e-9);
+	assert_true(fabs(cal.stall_ms_max - 1000) < 1e-6);
+	assert_true(fabs(cal.wb_mean_pages - 100) < 1e-9);
+	assert_true(fabs(cal.xput_pages_s - 2560) < 1e-9);
+	assert_true(fabs(cal.wait_ms - 39.0625) < 1e-9);
+	assert_true(fabs(cal.bw_mbps - 20) < 1e-9);
+	assert_true(fabs(cal.latency_us - 19531.25) < 1e-6);
+	assert_true(cal.queue_depth == 3);
+	assert_true(cal.max_request_kb == 128);
+	assert_true(fabs(cal.stall_ms - 1000) < 1e-6);
+	assert_true(fabs(cal.stall_every_s - 9) < 1e-9);
+	assert_string_equal(cal.elevator, "none");
+	/* the keys it gives the simulator */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	calibration_write(&cal, f, 1);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n--set dev.model=loop\n"));
+	assert_non_null(strstr(buf, "\n--set dev.elevator=none\n"));
+	assert_non_null(strstr(buf, "\n--set dev.bw_mbps=20\n"));
+	assert_non_null(strstr(buf, "\n--set dev.queue_depth=3\n"));
+	assert_non_null(strstr(buf, "\n--set dev.latency_us=19531.2\n"));
+	assert_non_null(strstr(buf, "\n--set dev.stall_every_s=9\n"));
+	assert_non_null(strstr(buf, "\n--set dev.stall_ms=1000\n"));
+	assert_null(strstr(buf, "disk."));
+	free(buf);
+	struct sim_params p;
+	params_defaults(&p);
+	assert_int_equal(calibration_apply(&cal, &p, err, sizeof(err)), 0);
+	assert_true(p.dev.bw_mbps == 20 && p.dev.queue_depth == 3 && p.dev.stall_ms == 1000);
+}
+
+/* Under a --device-bw cap the rate is the cap, the stalls are reported but
+ * not modelled (blk-throttle's queue absorbs them) and one request is served
+ * at a time. */
+static void a_cap_keeps_its_rate_through_stalls(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_stall_result(dir);
+	put(dir, "params", "device_bw_mbps = 55\n");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(cal.bw_mbps == 55);
+	assert_true(cal.stall_count == 1);
+	assert_true(cal.stall_ms == 0 && cal.stall_every_s == 0);
+	assert_true(cal.queue_depth == 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	calibration_write(&cal, f, 1);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n--set dev.bw_mbps=55\n"));
+	assert_null(strstr(buf, "dev.stall"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +281,8 @@ int main(void)
 		cmocka_unit_test(missing_trace_is_an_error),
 		cmocka_unit_test(cpu_time_cap_and_knobs_are_used),
 		cmocka_unit_test(a_simulated_result_is_refused),
+		cmocka_unit_test(stalls_and_littles_law),
+		cmocka_unit_test(a_cap_keeps_its_rate_through_stalls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -280,10 +280,41 @@ static void test_fairness_uses_task_progress_when_given(void **state)
 	stats_free(s);
 }
 
+/* Device stalls on a synthetic series (t in s, writeback, written):
+ * 0.0 wb 10 w 100; 0.1 wb 10 w 100; 0.35 wb 10 w 100  -> run 0.0..0.35 = 350 ms: a stall
+ * 0.4 wb 10 w 150 (progress: new run); 0.5 wb 10 w 150 -> run 0.4..0.5 = 100 ms: none
+ * 0.6 wb 0 w 150 (nothing pending ends it); 0.7 wb 0 w 150; 1.0 wb 0 w 150: no run
+ * 1.1 wb 5 w 160; 1.3 wb 5 w 160; 1.3 wb 5 w 160 -> 200 ms exactly: a stall
+ * 1.4 wb 5 w 170; 2.0 wb 5 w 170 -> open at the end, 600 ms: a stall, closed by stats_write.
+ * So 3 stalls, 0.35 + 0.2 + 0.6 = 1.15 s, the longest 600 ms. */
+static void test_stalls_from_global_dirty_state(void **state)
+{
+	(void)state;
+	struct stats_acc *s = stats_new();
+	const double t[] = { 0, 0.1, 0.35, 0.4, 0.5, 0.6, 0.7, 1.0, 1.1, 1.3, 1.3, 1.4, 2.0 };
+	const int wb[] = { 10, 10, 10, 10, 10, 0, 0, 0, 5, 5, 5, 5, 5 };
+	const long w[] = { 100, 100, 100, 150, 150, 150, 150, 150, 160, 160, 160, 170, 170 };
+	for (int i = 0; i < 13; i++)
+		gds(s, "flush-8:0", 9, t[i], 50, wb[i], 1000, 1000, 0, w[i]);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(stats_write(s, f), 0);
+	/* written twice: the open run is closed on a copy */
+	assert_int_equal(stats_write(s, f), 0);
+	fclose(f);
+	stats_free(s);
+	EXPECT(buf, "stall_count", "3");
+	EXPECT(buf, "stall_s_total", "1.1500");
+	EXPECT(buf, "stall_ms_max", "600");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_bw_follows_the_flusher_sample_rule),
+		cmocka_unit_test(test_stalls_from_global_dirty_state),
 		cmocka_unit_test(test_levels_are_time_weighted),
 		cmocka_unit_test(test_pause_statistics_count_positive_pauses),
 		cmocka_unit_test(test_p95_and_steady_rate_come_from_bounded_histograms),
