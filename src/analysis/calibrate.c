@@ -7,6 +7,7 @@
 #include "../result/result.h"
 #include "../trace/trace_read.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 #define DEFAULT_SYSCALL_NS 800.0   /* params.c default: fixed cost of one write() */
 #define DEFAULT_WRITEBACK_PAGE_NS 1000.0   /* params.c default: flusher CPU per page */
@@ -271,11 +272,13 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	memset(cal, 0, sizeof(*cal));
 	if (read_case(dir, cal, err, errlen))
 		return -1;
-	struct kv_want st[] = { { "dev_write_bw", "", 0, 0 }, { "writers_mb", "", 0, 0 },
-				{ "dev_write_kb_mean", "", 0, 0 }, { "runtime_s", "", 0, 0 },
-				{ "duration_s", "", 0, 0 }, { "write_bw", "", 0, 0 },
-				{ "dirtied_mb", "", 0, 0 }, { "writers_cpu_s", "", 0, 0 },
-				{ NULL, "", 0, 0 } };
+	struct kv_want st[] = {
+		{ METRIC_KEY(DEV_WRITE_BW), "", 0, 0 }, { METRIC_KEY(WRITERS_MB), "", 0, 0 },
+		{ METRIC_KEY(DEV_WRITE_KB_MEAN), "", 0, 0 }, { METRIC_KEY(RUNTIME_S), "", 0, 0 },
+		{ METRIC_KEY(DURATION_S), "", 0, 0 }, { METRIC_KEY(WRITE_BW), "", 0, 0 },
+		{ METRIC_KEY(DIRTIED_MB), "", 0, 0 }, { METRIC_KEY(WRITERS_CPU_S), "", 0, 0 },
+		{ NULL, "", 0, 0 }
+	};
 	struct kv_want pa[] = { { "runtime_s", "", 0, 0 }, { "runtime", "", 0, 0 },
 				{ "device_bw_mbps", "", 0, 0 }, { NULL, "", 0, 0 } };
 	struct kv_want env[] = { { "device", "", 0, 0 }, { "io_scheduler", "", 0, 0 },
@@ -287,21 +290,21 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	    read_keys(dir, "env", env, 0, 0, err, errlen) ||
 	    read_keys(dir, "env", knobs, 0, 1, err, errlen))
 		return -1;
-	cal->writers_cpu_s = num(st, "writers_cpu_s", 0);
+	cal->writers_cpu_s = num(st, METRIC_KEY(WRITERS_CPU_S), 0);
 	cal->device_cap_mbps = num(pa, "device_bw_mbps", 0);
 	/* the knobs in force during the run, so the model runs under them too */
 	cal->bdi_strict_limit = num(knobs, "bdi.strict_limit", 0) != 0;
 	cal->bdi_min_ratio = (int)num(knobs, "bdi.min_ratio", 0);
 	cal->bdi_max_ratio = (int)num(knobs, "bdi.max_ratio", 100);
-	cal->runtime_s = num(pa, "runtime_s", num(pa, "runtime", num(st, "runtime_s",
-					      num(st, "duration_s", 0))));
+	cal->runtime_s = num(pa, "runtime_s", num(pa, "runtime", num(st, METRIC_KEY(RUNTIME_S),
+					      num(st, METRIC_KEY(DURATION_S), 0))));
 	if (cal->runtime_s <= 0) {
 		snprintf(err, errlen, "%s: no runtime in params or stats", dir);
 		return -1;
 	}
-	cal->dev_write_bw = num(st, "dev_write_bw", 0);
-	cal->writers_mb = num(st, "writers_mb", num(st, "dirtied_mb", 0));
-	cal->dev_write_kb_mean = num(st, "dev_write_kb_mean", 0);
+	cal->dev_write_bw = num(st, METRIC_KEY(DEV_WRITE_BW), 0);
+	cal->writers_mb = num(st, METRIC_KEY(WRITERS_MB), num(st, METRIC_KEY(DIRTIED_MB), 0));
+	cal->dev_write_kb_mean = num(st, METRIC_KEY(DEV_WRITE_KB_MEAN), 0);
 	cal->loop_device = env[0].found && strncmp(env[0].val, "/dev/loop", 9) == 0;
 	if (env[1].found)
 		pick_elevator(env[1].val, cal->elevator, sizeof(cal->elevator));
@@ -311,7 +314,7 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	cal->pause_s = tf.pause_s;
 	cal->awrite_bw_steady = tf.awrite_median / 1024.0;
 	cal->hz = hz;
-	derive(cal, &tf, num(st, "write_bw", 0));
+	derive(cal, &tf, num(st, METRIC_KEY(WRITE_BW), 0));
 	return 0;
 }
 

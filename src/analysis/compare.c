@@ -13,6 +13,7 @@
 #include "compare.h"
 #include "../result/result.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 /* ---- small allocation helpers: a CLI has nothing better to do on OOM ---- */
 
@@ -124,29 +125,26 @@ static int meta_from_dirname(struct kvfile *m, const char *dir, char *err, size_
 	*leaf++ = 0;
 	char *parent = strrchr(copy, '/');
 	parent = parent ? parent + 1 : copy;
-	char *tok[7], *p = leaf;
-	int ok = *parent != 0;
+	struct result_name rn;
+	char *tok[7], *p = rn.case_name;
+	int ok = *parent != 0 && !result_name_parse(leaf, &rn) && rn.has_kernel && rn.kernel[0];
+	/* the case's six fields (it has exactly five '-') */
 	for (int i = 0; i < 6 && ok; i++) {
 		tok[i] = p;
 		p = strchr(p, '-');
-		ok = p != NULL;
-		if (ok)
+		if (p)
 			*p++ = 0;
 	}
 	char *colon = ok ? strchr(tok[5], ':') : NULL;
-	if (!colon || !*p) {
+	if (!colon) {
 		snprintf(err, errlen, "%s: no meta, and the directory name is not "
 			 "GROUP/FS-JOB-BS-CPUS-MEM-THRESH:BG-KERNEL[.RUN]", dir);
 		free(copy);
 		return -1;
 	}
-	tok[6] = p;
-	char *dot = strrchr(p, '.');
-	int run = 1;
-	if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) && atoi(dot + 1) >= 2) {
-		run = atoi(dot + 1);
-		*dot = 0;
-	}
+	rn.kernel[rn.kernel_len] = 0;
+	tok[6] = rn.kernel;
+	int run = rn.run;
 	char *name = xprintf("%s-%s-%s-%s-%s-%s", tok[0], tok[1], tok[2], tok[3], tok[4], tok[5]);
 	char runs[16];
 	snprintf(runs, sizeof(runs), "%d", run);
@@ -927,7 +925,7 @@ int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 	struct builder b = { .o = o, .base_col = -1, .base_arg = INT_MAX, .err = err,
 			     .errlen = errlen };
 	b.field = o->field && *o->field ? o->field : "kernel";
-	b.metric = o->metric && *o->metric ? o->metric : "write_bw";
+	b.metric = o->metric && *o->metric ? o->metric : METRIC_KEY(WRITE_BW);
 	*out = NULL;
 	err[0] = 0;
 	if (compile_all(&b.re, o->grep, o->ngrep, err, errlen) ||

@@ -12,6 +12,7 @@
 #include "report.h"
 #include "../result/result.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 /* ---- result directories ------------------------------------------------------ */
 
@@ -357,18 +358,11 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 
 /* ---- compare tables --------------------------------------------------------- */
 
-struct metric {
-	const char *name, *unit, *what;
-	int better;             /* +1 higher is better, -1 lower is, 0 neither */
-};
-
-static const struct metric cmp_metrics[] = {
-	{ "write_bw", "MB/s", "write bandwidth (flusher's written counter)", 1 },
-	{ "nr_dirty_mean_mb", "MB", "mean dirty+writeback+unstable", 0 },
-	{ "time_over_limit_s", "s", "time above the dirty limit", -1 },
-	{ "pause_ms_p99", "ms", "99th percentile of balance_dirty_pages pauses", -1 },
-	{ "pause_ms_max", "ms", "longest pause", -1 },
-	{ "fairness_jain", "", "Jain's fairness index of per-task bandwidth", 1 },
+/* The metrics of the compare tables, in page order; name, unit, better
+ * direction and heading text come from the metric table. */
+static const enum metric_id cmp_metrics[] = {
+	M_WRITE_BW, M_NR_DIRTY_MEAN_MB, M_TIME_OVER_LIMIT_S, M_PAUSE_MS_P99, M_PAUSE_MS_MAX,
+	M_FAIRNESS_JAIN,
 };
 
 /* Green for a change in the metric's good direction, red for the bad one. */
@@ -379,7 +373,7 @@ static const char *change_class(double pct, int better)
 	return good >= 0.05 ? "good" : good <= -0.05 ? "bad" : "";
 }
 
-static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row, int c)
+static void cell_html(FILE *f, const struct metric_def *m, const struct cmp_row *row, int c)
 {
 	const struct cmp_cell *cell = &row->cells[c];
 	if (!cell->runs) {
@@ -406,7 +400,7 @@ static void cell_html(FILE *f, const struct metric *m, const struct cmp_row *row
 		fputs("<td></td>", f);
 }
 
-static void sum_row(FILE *f, const struct cmp_table *t, const struct metric *m, const char *name,
+static void sum_row(FILE *f, const struct cmp_table *t, const struct metric_def *m, const char *name,
 		    const double *v)
 {
 	(void)m;   /* sums carry no test: never coloured */
@@ -428,7 +422,7 @@ static void sum_row(FILE *f, const struct cmp_table *t, const struct metric *m, 
 	fputs("</tr>\n", f);
 }
 
-static void table_html(FILE *f, const struct cmp_table *t, const struct metric *m)
+static void table_html(FILE *f, const struct cmp_table *t, const struct metric_def *m)
 {
 	fprintf(f, "<h3 id=\"cmp-%s\">%s", m->name, m->name);
 	if (m->unit[0])
@@ -436,7 +430,7 @@ static void table_html(FILE *f, const struct cmp_table *t, const struct metric *
 	fprintf(f, "</h3>\n<p class=\"note\">%s; columns by %s, first is the baseline; "
 		   "a change is coloured only when significant (Welch's t-test, 95 %%: "
 		   "* significant, ~ not, unmarked: fewer than 2 runs a side)</p>\n"
-		   "<table class=\"cmp\"><tr><th>case</th>", m->what, t->field);
+		   "<table class=\"cmp\"><tr><th>case</th>", m->doc, t->field);
 	for (int c = 0; c < t->ncols; c++) {
 		fputs(c ? "<th colspan=\"2\">" : "<th>", f);
 		ESC(f, t->cols[c]);
@@ -482,7 +476,7 @@ static int write_compare(FILE *f, struct report *rp, const char *const *dirs, in
 {
 	fprintf(f, "<section id=\"compare\"><h2>Comparison by %s</h2>\n", rp->field);
 	for (size_t i = 0; i < ARRAY_SIZE(cmp_metrics); i++) {
-		struct cmp_options co = { .field = rp->field, .metric = cmp_metrics[i].name,
+		struct cmp_options co = { .field = rp->field, .metric = metric_table[cmp_metrics[i]].name,
 					  .geomean = 1 };
 		struct cmp_table *t;
 		char e2[2048];
@@ -500,7 +494,7 @@ static int write_compare(FILE *f, struct report *rp, const char *const *dirs, in
 		}
 		if (st != CMP_OK)
 			continue;
-		table_html(f, t, &cmp_metrics[i]);
+		table_html(f, t, &metric_table[cmp_metrics[i]]);
 		if (i == 0)
 			table_text(f, t);
 		for (int k = 0; k < t->nnotes; k++) {
@@ -633,14 +627,12 @@ static void write_envdiff(FILE *f, const struct report *rp)
 
 /* ---- per result -------------------------------------------------------------- */
 
-static const struct metric key_stats[] = {
-	{ "write_bw", "MB/s", "" }, { "duration_s", "s", "" }, { "dirtied_mb", "MB", "" },
-	{ "written_mb", "MB", "" }, { "nr_dirty_mean_mb", "MB", "" }, { "nr_dirty_max_mb", "MB", "" },
-	{ "time_over_limit_s", "s", "" }, { "pause_count", "", "" }, { "pause_ms_p50", "ms", "" },
-	{ "pause_ms_p90", "ms", "" }, { "pause_ms_p99", "ms", "" }, { "pause_ms_max", "ms", "" },
-	{ "task_ratelimit_mean_kbps", "KB/s", "" }, { "dirty_ratelimit_mean_kbps", "KB/s", "" },
-	{ "tasks", "", "" }, { "task_bw_min", "MB/s", "" }, { "task_bw_max", "MB/s", "" },
-	{ "fairness_jain", "", "" },
+/* A result's key stats, in this order, with the table's units. */
+static const enum metric_id key_stats[] = {
+	M_WRITE_BW, M_DURATION_S, M_DIRTIED_MB, M_WRITTEN_MB, M_NR_DIRTY_MEAN_MB, M_NR_DIRTY_MAX_MB,
+	M_TIME_OVER_LIMIT_S, M_PAUSE_COUNT, M_PAUSE_MS_P50, M_PAUSE_MS_P90, M_PAUSE_MS_P99,
+	M_PAUSE_MS_MAX, M_TASK_RATELIMIT_MEAN_KBPS, M_DIRTY_RATELIMIT_MEAN_KBPS, M_TASKS,
+	M_TASK_BW_MIN, M_TASK_BW_MAX, M_FAIRNESS_JAIN,
 };
 
 static void kv_table(FILE *f, const struct kvfile *l, const char *cls)
@@ -660,12 +652,13 @@ static void key_stats_table(FILE *f, const struct result *r)
 {
 	fputs("<table class=\"stats\"><tr><th>metric</th><th>value</th><th>unit</th></tr>\n", f);
 	for (size_t i = 0; i < ARRAY_SIZE(key_stats); i++) {
-		const char *v = kv_get(&r->stats, key_stats[i].name);
+		const struct metric_def *m = &metric_table[key_stats[i]];
+		const char *v = kv_get(&r->stats, m->name);
 		if (!v)
 			continue;
-		fprintf(f, "<tr><td>%s</td><td class=\"num\">", key_stats[i].name);
+		fprintf(f, "<tr><td>%s</td><td class=\"num\">", m->name);
 		ESC(f, v);
-		fprintf(f, "</td><td>%s</td></tr>\n", key_stats[i].unit);
+		fprintf(f, "</td><td>%s</td></tr>\n", m->unit);
 	}
 	fputs("</table>\n", f);
 }

@@ -9,6 +9,7 @@
 #include "stats.h"
 #include "../trace/trace_read.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 struct stat_want { const char *key; double v; int found; };
 
@@ -56,13 +57,16 @@ static void pick_text(char *text, struct stat_want *w)
 static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, size_t errlen)
 {
 	char path[4400];
-	struct stat_want w[] = { { "write_bw", 0, 0 }, { "nr_dirty_mean_pages", 0, 0 },
-				 { "nr_dirty_p95_pages", 0, 0 }, { "pause_ms_mean", 0, 0 },
-				 { "task_ratelimit_steady_kbps", 0, 0 }, { "fairness_jain", 0, 0 },
-				 { "pause_count", 0, 0 }, { "bdp_events", 0, 0 },
-				 { "dev_write_bw", 0, 0 }, { "written_mb", 0, 0 }, { "duration_s", 0, 0 },
-				 { "stall_count", 0, 0 }, { "stall_s_total", 0, 0 }, { "stall_ms_max", 0, 0 },
-				 { NULL, 0, 0 } };
+	struct stat_want w[] = {
+		{ METRIC_KEY(WRITE_BW), 0, 0 }, { METRIC_KEY(NR_DIRTY_MEAN_PAGES), 0, 0 },
+		{ METRIC_KEY(NR_DIRTY_P95_PAGES), 0, 0 }, { METRIC_KEY(PAUSE_MS_MEAN), 0, 0 },
+		{ METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), 0, 0 }, { METRIC_KEY(FAIRNESS_JAIN), 0, 0 },
+		{ METRIC_KEY(PAUSE_COUNT), 0, 0 }, { METRIC_KEY(BDP_EVENTS), 0, 0 },
+		{ METRIC_KEY(DEV_WRITE_BW), 0, 0 }, { METRIC_KEY(WRITTEN_MB), 0, 0 },
+		{ METRIC_KEY(DURATION_S), 0, 0 }, { METRIC_KEY(STALL_COUNT), 0, 0 },
+		{ METRIC_KEY(STALL_S_TOTAL), 0, 0 }, { METRIC_KEY(STALL_MS_MAX), 0, 0 },
+		{ NULL, 0, 0 }
+	};
 	struct kvfile f;
 	snprintf(path, sizeof(path), "%s/stats", dir);
 	int rc = kvf_load(&f, path, err, errlen);
@@ -77,10 +81,11 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 		return -1;
 	if (!w[2].found || !w[4].found || !w[11].found) {
 		char *text = NULL;
-		struct stat_want more[] = { { "nr_dirty_p95_pages", 0, 0 },
-					    { "task_ratelimit_steady_kbps", 0, 0 },
-					    { "stall_count", 0, 0 }, { "stall_s_total", 0, 0 },
-					    { "stall_ms_max", 0, 0 }, { NULL, 0, 0 } };
+		struct stat_want more[] = { { METRIC_KEY(NR_DIRTY_P95_PAGES), 0, 0 },
+					    { METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), 0, 0 },
+					    { METRIC_KEY(STALL_COUNT), 0, 0 },
+					    { METRIC_KEY(STALL_S_TOTAL), 0, 0 },
+					    { METRIC_KEY(STALL_MS_MAX), 0, 0 }, { NULL, 0, 0 } };
 		if (stats_text_of_trace(dir, &text, err, errlen)) {
 			free(text);
 			return -1;
@@ -110,10 +115,12 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 	return 0;
 }
 
-static const char *const metric_names[VALIDATE_METRICS] = {
-	"write_bw", "nr_dirty_mean_pages", "nr_dirty_p95_pages", "pause_ms_mean",
-	"task_ratelimit_steady_kbps", "fairness_jain", "device_bw",
-	"stall_count", "stall_s_total", "stall_ms_max",
+/* the metrics validate reports: stats keys by id; -1 is device_bw, which is
+ * dev_write_bw or written_mb / duration_s (see collect) */
+static const int metric_ids[VALIDATE_METRICS] = {
+	M_WRITE_BW, M_NR_DIRTY_MEAN_PAGES, M_NR_DIRTY_P95_PAGES, M_PAUSE_MS_MEAN,
+	M_TASK_RATELIMIT_STEADY_KBPS, M_FAIRNESS_JAIN, -1, M_STALL_COUNT, M_STALL_S_TOTAL,
+	M_STALL_MS_MAX,
 };
 /* the targets: write_bw and the device's rate 10 %, mean dirty 15 %, mean pause 25 % */
 static const double metric_tol[VALIDATE_METRICS] = { 0.10, 0.15, 0, 0.25, 0, 0, 0.10, 0, 0, 0 };
@@ -142,7 +149,9 @@ int validate_dir(const char *dir, const struct validate_opts *o, struct validate
 	if (collect(dir, real, err, errlen) || collect(vr->sim_dir, sim, err, errlen))
 		return -1;
 	for (int i = 0; i < VALIDATE_METRICS; i++)
-		vr->m[i] = (struct validate_metric){ metric_names[i], real[i], sim[i], metric_tol[i] };
+		vr->m[i] = (struct validate_metric){
+			metric_ids[i] >= 0 ? metric_table[metric_ids[i]].name : "device_bw", real[i],
+			sim[i], metric_tol[i] };
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "../analysis/stats.h"
 #include "../sim/page_writeback.h"
 #include "../throttle/throttle.h"
+#include "../result/metrics.h"
 
 const struct elevator_type *elevator_find(const char *name)
 {
@@ -109,13 +110,13 @@ static void blk_report(struct sim *s, struct bdi *bdi, struct stats_acc *st, con
 	double busy = 0, secs = (double)s->now / 1e9;
 	uint64_t repos = 0;
 	q->dev->busy(q->dev_data, &busy, &repos);
-	stats_set(st, "dev_bios", (double)q->nr_bios);
-	stats_set(st, "dev_merges", (double)q->nr_merges);
-	stats_set(st, "dev_request_kb", q->nr_dispatched ?
+	stats_set(st, METRIC_KEY(DEV_BIOS), (double)q->nr_bios);
+	stats_set(st, METRIC_KEY(DEV_MERGES), (double)q->nr_merges);
+	stats_set(st, METRIC_KEY(DEV_REQUEST_KB), q->nr_dispatched ?
 		  (double)q->dispatched_sectors * SECTOR_BYTES / 1024 / (double)q->nr_dispatched : 0);
 	/* busy time is booked when an operation starts: the last may end after the run */
-	stats_set(st, "dev_busy_pct", secs > 0 ? (busy < secs ? 100 * busy / secs : 100) : 0);
-	stats_set(st, "dev_repositions_per_s", secs > 0 ? (double)repos / secs : 0);
+	stats_set(st, METRIC_KEY(DEV_BUSY_PCT), secs > 0 ? (busy < secs ? 100 * busy / secs : 100) : 0);
+	stats_set(st, METRIC_KEY(DEV_REPOSITIONS_PER_S), secs > 0 ? (double)repos / secs : 0);
 }
 
 static void blk_bdi_destroy(void *dev)

@@ -68,23 +68,26 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 	return 0;
 }
 
-/* "CASE-KERNEL" or "CASE": the case is the first six '-' fields. */
+/* "CASE-KERNEL" or "CASE" (result_name_parse; the kernel keeps any .RUN). */
 static int split_case_kernel(const char *leaf, const char *group, struct wb_case *c,
 			     char *kernel, size_t klen)
 {
 	char buf[400], err[256];
-	const char *p = leaf;
-	for (int dashes = 0; *p && dashes < 6; p++)
-		if (*p == '-' && ++dashes == 6)
-			break;
-	size_t n = (size_t)(p - leaf);
+	struct result_name rn;
+	if (result_name_parse(leaf, &rn))
+		return -1;
+	size_t n = strlen(rn.case_name);
 	if (n == 0 || n >= 200)
 		return -1;
-	snprintf(buf, sizeof(buf), "%s%s%.*s", group ? group : "", group ? "/" : "", (int)n, leaf);
+	snprintf(buf, sizeof(buf), "%s%s%s", group ? group : "", group ? "/" : "", rn.case_name);
 	if (case_parse(buf, c, err, sizeof(err)))
 		return -1;
-	if (*p == '-' && p[1])
-		snprintf(kernel, klen, "%s", p + 1);
+	size_t kl = strlen(rn.kernel);
+	if (kl && klen) {
+		kl = kl < klen ? kl : klen - 1;     /* cut to fit, as before */
+		memcpy(kernel, rn.kernel, kl);
+		kernel[kl] = 0;
+	}
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 #define NSEED 12
 static const char *const seed_cases[NSEED] = {
@@ -25,11 +26,11 @@ static const char *const seed_cases[NSEED] = {
 static const char *const seed_kernels[2] = { "3.1.0-rc8-vanilla+", "3.1.0-rc8-nfs-wq4+" };
 
 /* the NFS metrics writeback-tests' compare-nfs printed as TOTAL rows */
-static const char *const nfs_metrics[] = {
-	"nfs_nr_commits", "nfs_nr_writes", "nfs_commit_size", "nfs_write_size",
-	"nfs_write_queue_time", "nfs_write_rtt_time", "nfs_write_execute_time",
-	"nfs_commit_queue_time", "nfs_commit_rtt_time", "nfs_commit_execute_time",
-	"nr_dirty_max_mb",
+static const enum metric_id nfs_metrics[] = {
+	M_NFS_NR_COMMITS, M_NFS_NR_WRITES, M_NFS_COMMIT_SIZE, M_NFS_WRITE_SIZE,
+	M_NFS_WRITE_QUEUE_TIME, M_NFS_WRITE_RTT_TIME, M_NFS_WRITE_EXECUTE_TIME,
+	M_NFS_COMMIT_QUEUE_TIME, M_NFS_COMMIT_RTT_TIME, M_NFS_COMMIT_EXECUTE_TIME,
+	M_NR_DIRTY_MAX_MB,
 };
 
 static const char usage[] =
@@ -172,14 +173,14 @@ static int write_file_tables(const char *out, char **dirs)
 	FILE *f = fopen(p, "w");
 	if (!f)
 		return -1;
-	print_compare("write_bw", dirs, f, 0);
+	print_compare(METRIC_KEY(WRITE_BW), dirs, f, 0);
 	fclose(f);
 	snprintf(p, sizeof(p), "%s/compare-nfs.txt", out);
 	f = fopen(p, "w");
 	if (!f)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(nfs_metrics); i++)
-		print_compare(nfs_metrics[i], dirs, f, 1);
+		print_compare(metric_table[nfs_metrics[i]].name, dirs, f, 1);
 	fclose(f);
 	return 0;
 }
@@ -238,11 +239,11 @@ static int run_seed(int argc, char **argv)
 	char *dirs[2 * NSEED];
 	result_dirs(out, js, 0, dirs);
 	result_dirs(out, js, 1, dirs + NSEED);
-	int rc = print_compare("write_bw", dirs, stdout, 0);
+	int rc = print_compare(METRIC_KEY(WRITE_BW), dirs, stdout, 0);
 	if (!rc) {
 		printf("\n");
 		for (size_t i = 0; i < ARRAY_SIZE(nfs_metrics); i++)
-			print_compare(nfs_metrics[i], dirs, stdout, 1);
+			print_compare(metric_table[nfs_metrics[i]].name, dirs, stdout, 1);
 		fflush(stdout);
 		if (write_file_tables(out, dirs))
 			wb_error("cannot write the tables under %s", out);

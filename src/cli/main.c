@@ -3,6 +3,7 @@
 #include <string.h>
 #include "commands.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 /* build/gen/commands.inc: X(name) for every WB_COMMAND(name, ORDER) line of
  * src/cli/cmd_*.c, in ORDER (see the Makefile). */
@@ -34,7 +35,8 @@ static void overview(FILE *f)
 		   "usage: wblab COMMAND [options]\n\ncommands:\n", WBLAB_VERSION);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "  %-10s %s\n\n", "help", "help [COMMAND]: this text, or a command's options");
+	fprintf(f, "  %-10s %s\n", "help", "help [COMMAND]: this text, or a command's options");
+	fprintf(f, "  %-10s %s\n\n", "", "help metrics [--markdown]: the metrics of a result's stats");
 	fprintf(f, "Every command takes -h/--help.  Options: --long VALUE or --long=VALUE (or a\n"
 		   "unique abbreviation), -s VALUE or -sVALUE, short flags clustered (-qj2); '--'\n"
 		   "ends the options.  A bad option is one line on stderr:\n"
@@ -67,6 +69,18 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(c, "help") == 0 || strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0) {
+		if (argc > 2 && strcmp(argv[2], "metrics") == 0) {
+			int md = argc > 3 && strcmp(argv[3], "--markdown") == 0;
+			if (argc > 3 + md) {
+				wb_error("usage: wblab help metrics [--markdown]");
+				return EXIT_USAGE;
+			}
+			if (!md)
+				printf("%-30s %-6s %-6s %-22s %-6s %s\n", "name", "unit", "better", "eras",
+				       "from", "meaning (see docs/stats.md)");
+			metric_list(stdout, md);
+			return 0;
+		}
 		if (argc > 2) {
 			const struct wb_command *cmd = find(argv[2]);
 			if (!cmd) {

@@ -16,6 +16,7 @@
 #include "../throttle/common.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 static struct nfs_mount *mount_of(const struct inode *inode)
 {
@@ -188,22 +189,22 @@ static void nfs_report(struct sim *s, struct bdi *bdi, struct stats_acc *st,
 	(void)s;
 	struct nfs_mount *m = bdi->dev;
 	const struct nfs_op_stats *w = &m->st[NFSPROC_WRITE], *c = &m->st[NFSPROC_COMMIT];
-	stats_set(st, "nfs_nr_writes", (double)w->ops);
-	stats_set(st, "nfs_nr_commits", (double)c->ops);
-	stats_set(st, "nfs_write_size", w->ops ? (double)w->bytes_sent / (double)w->ops / 1048576 : 0);
-	stats_set(st, "nfs_commit_size", c->ops ? (double)w->bytes_sent / (double)c->ops / 1048576 : 0);
-	stats_set(st, "nfs_write_queue_time", per_op_ms(w->queue, w->ops));
-	stats_set(st, "nfs_write_rtt_time", per_op_ms(w->rtt, w->ops));
-	stats_set(st, "nfs_write_execute_time", per_op_ms(w->execute, w->ops));
-	stats_set(st, "nfs_commit_queue_time", per_op_ms(c->queue, c->ops));
-	stats_set(st, "nfs_commit_rtt_time", per_op_ms(c->rtt, c->ops));
-	stats_set(st, "nfs_commit_execute_time", per_op_ms(c->execute, c->ops));
-	stats_set(st, "nfs_file_sync_writes", (double)m->stable_writes);
-	stats_set(st, "nfs_backlog_waits", (double)m->backlog_waits);
-	stats_set(st, "nfs_backlog_max", (double)m->backlog_max);
-	stats_set(st, "nfs_writepages_mean_pages",
+	stats_set(st, METRIC_KEY(NFS_NR_WRITES), (double)w->ops);
+	stats_set(st, METRIC_KEY(NFS_NR_COMMITS), (double)c->ops);
+	stats_set(st, METRIC_KEY(NFS_WRITE_SIZE), w->ops ? (double)w->bytes_sent / (double)w->ops / 1048576 : 0);
+	stats_set(st, METRIC_KEY(NFS_COMMIT_SIZE), c->ops ? (double)w->bytes_sent / (double)c->ops / 1048576 : 0);
+	stats_set(st, METRIC_KEY(NFS_WRITE_QUEUE_TIME), per_op_ms(w->queue, w->ops));
+	stats_set(st, METRIC_KEY(NFS_WRITE_RTT_TIME), per_op_ms(w->rtt, w->ops));
+	stats_set(st, METRIC_KEY(NFS_WRITE_EXECUTE_TIME), per_op_ms(w->execute, w->ops));
+	stats_set(st, METRIC_KEY(NFS_COMMIT_QUEUE_TIME), per_op_ms(c->queue, c->ops));
+	stats_set(st, METRIC_KEY(NFS_COMMIT_RTT_TIME), per_op_ms(c->rtt, c->ops));
+	stats_set(st, METRIC_KEY(NFS_COMMIT_EXECUTE_TIME), per_op_ms(c->execute, c->ops));
+	stats_set(st, METRIC_KEY(NFS_FILE_SYNC_WRITES), (double)m->stable_writes);
+	stats_set(st, METRIC_KEY(NFS_BACKLOG_WAITS), (double)m->backlog_waits);
+	stats_set(st, METRIC_KEY(NFS_BACKLOG_MAX), (double)m->backlog_max);
+	stats_set(st, METRIC_KEY(NFS_WRITEPAGES_MEAN_PAGES),
 		  m->writepages_calls ? (double)m->writepages_pages / (double)m->writepages_calls : 0);
-	stats_set(st, "nfs_server_disk_mb", (double)nfs_server_disk_pages(m->server) / 256);
+	stats_set(st, METRIC_KEY(NFS_SERVER_DISK_MB), (double)nfs_server_disk_pages(m->server) / 256);
 	if (rd) {
 		FILE *f = result_fopen(rd, "mountstats");
 		if (f) {

@@ -31,6 +31,7 @@
 #include "../result/result.h"
 #include "../trace/trace_read.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 /* Set by SIGINT/SIGTERM/SIGHUP: the run stops at the next check and undoes. */
 static volatile sig_atomic_t interrupted;
@@ -265,16 +266,16 @@ static void set_measure(struct stats_acc *s, const char *prefix, const struct me
 	char k[64];
 	double t = m->seconds > 0 ? m->seconds : 1;
 #define SET(name, v) (snprintf(k, sizeof(k), "%s%s", prefix, name), stats_set(s, k, v))
-	SET("runtime_s", m->seconds);
-	SET("writers_mb", m->writers_mb);
-	SET("writers_bw", m->writers_mb / t);
-	SET("vmstat_written_mb", m->vm_written_mb);
-	SET("vmstat_write_bw", m->vm_written_mb / t);
-	SET("vmstat_dirtied_bw", m->vm_dirtied_mb / t);
-	SET("dev_written_mb", m->dev_written_mb);
-	SET("dev_write_bw", m->dev_written_mb / t);
-	SET("dev_write_ios", m->dev_ios);
-	SET("dev_write_kb_mean", m->dev_ios > 0 ? m->dev_written_mb * 1024 / m->dev_ios : 0);
+	SET(METRIC_KEY(RUNTIME_S), m->seconds);
+	SET(METRIC_KEY(WRITERS_MB), m->writers_mb);
+	SET(METRIC_KEY(WRITERS_BW), m->writers_mb / t);
+	SET(METRIC_KEY(VMSTAT_WRITTEN_MB), m->vm_written_mb);
+	SET(METRIC_KEY(VMSTAT_WRITE_BW), m->vm_written_mb / t);
+	SET(METRIC_KEY(VMSTAT_DIRTIED_BW), m->vm_dirtied_mb / t);
+	SET(METRIC_KEY(DEV_WRITTEN_MB), m->dev_written_mb);
+	SET(METRIC_KEY(DEV_WRITE_BW), m->dev_written_mb / t);
+	SET(METRIC_KEY(DEV_WRITE_IOS), m->dev_ios);
+	SET(METRIC_KEY(DEV_WRITE_KB_MEAN), m->dev_ios > 0 ? m->dev_written_mb * 1024 / m->dev_ios : 0);
 #undef SET
 }
 
@@ -290,8 +291,10 @@ static int write_stats(struct stats_acc *s, FILE *f, double write_bw_override)
 		return -1;
 	}
 	char *p = buf;
-	if (write_bw_override >= 0 && strncmp(p, "write_bw ", 9) == 0) {
-		fprintf(f, "write_bw %.4f\n", write_bw_override);
+	const char *bw = METRIC_KEY(WRITE_BW);
+	size_t bwlen = strlen(bw);
+	if (write_bw_override >= 0 && strncmp(p, bw, bwlen) == 0 && p[bwlen] == ' ') {
+		fprintf(f, "%s %.4f\n", bw, write_bw_override);
 		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p);
 	}
 	fputs(p, f);
@@ -325,18 +328,18 @@ static int finish_stats(const struct result_dir *r, const struct case_out *out,
 	for (int i = 0; i < out->nwriters; i++)
 		stats_task(s, out->writer_pid[i], (uint64_t)(out->writer_mb[i] * 256), out->m.seconds);
 	set_measure(s, "", &out->m);
-	stats_set(s, "traced", traced);
+	stats_set(s, METRIC_KEY(TRACED), traced);
 	if (traced) {
-		stats_set(s, "trace_mb", (double)out->trace_bytes / 1048576.0);
-		stats_set(s, "trace_overrun_events", (double)out->overrun);
+		stats_set(s, METRIC_KEY(TRACE_MB), (double)out->trace_bytes / 1048576.0);
+		stats_set(s, METRIC_KEY(TRACE_OVERRUN_EVENTS), (double)out->overrun);
 	}
-	stats_set(s, "writers_cpu_s", out->writer_cpu_s);
-	stats_set(s, "global_written_polluted", real_written_polluted(&out->m));
+	stats_set(s, METRIC_KEY(WRITERS_CPU_S), out->writer_cpu_s);
+	stats_set(s, METRIC_KEY(GLOBAL_WRITTEN_POLLUTED), real_written_polluted(&out->m));
 	if (untraced) {
 		set_measure(s, "untraced_", &untraced->m);
 		double u = untraced->m.vm_written_mb / untraced->m.seconds;
 		double t = out->m.vm_written_mb / out->m.seconds;
-		stats_set(s, "tracing_overhead_pct", u > 0 ? (u - t) / u * 100 : 0);
+		stats_set(s, METRIC_KEY(TRACING_OVERHEAD_PCT), u > 0 ? (u - t) / u * 100 : 0);
 	}
 	FILE *f = result_fopen(r, "stats");
 	double vm_bw = out->m.vm_written_mb / (out->m.seconds > 0 ? out->m.seconds : 1);

@@ -53,6 +53,40 @@ static int kernel_leaf_ok(const char *k)
 	return *k && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
 }
 
+int result_name_format(char *buf, size_t n, const char *case_name, const char *kernel, int run)
+{
+	int k = run >= 2 ? snprintf(buf, n, "%s-%s.%d", case_name, kernel, run)
+			 : snprintf(buf, n, "%s-%s", case_name, kernel);
+	return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+int result_name_parse(const char *leaf, struct result_name *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *p = leaf;
+	for (int dashes = 0; *p; p++)
+		if (*p == '-' && ++dashes == 6)
+			break;
+	size_t n = (size_t)(p - leaf);
+	if (n >= sizeof(out->case_name))
+		return -1;
+	memcpy(out->case_name, leaf, n);
+	out->case_name[n] = 0;
+	out->has_kernel = *p == '-';
+	const char *k = out->has_kernel ? p + 1 : p;
+	if (strlen(k) >= sizeof(out->kernel))
+		return -1;
+	snprintf(out->kernel, sizeof(out->kernel), "%s", k);
+	out->run = 1;
+	out->kernel_len = strlen(out->kernel);
+	char *dot = strrchr(out->kernel, '.');
+	if (dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) && atoi(dot + 1) >= 2) {
+		out->run = atoi(dot + 1);
+		out->kernel_len = (size_t)(dot - out->kernel);
+	}
+	return 0;
+}
+
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen)
 {
@@ -71,10 +105,7 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		snprintf(err, errlen, "bad result name '%s-%s'", c->name, kernel);
 		return -1;
 	}
-	if (run >= 2)
-		snprintf(leaf, sizeof(leaf), "%s-%s.%d", c->name, kernel, run);
-	else
-		snprintf(leaf, sizeof(leaf), "%s-%s", c->name, kernel);
+	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
 	if ((size_t)snprintf(parent, sizeof(parent), "%s/%s", root, c->group) >= sizeof(parent) ||
 	    (size_t)snprintf(r->final_path, sizeof(r->final_path), "%s/%s", parent, leaf) >=
 		    sizeof(r->final_path) ||

@@ -18,6 +18,23 @@ struct result_dir {
  * kernel one path component.  Creates root/group as needed. */
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen);
+/* A result directory's leaf name, CASE-KERNEL[.RUN] - the one parser and
+ * formatter of it (result_begin, compare without meta, import).  CASE is
+ * the first six '-' separated fields (FS-JOB-BS-CPUS-MEM-THRESH:BG), kernel
+ * all after the sixth '-' (has_kernel 0, kernel "", case all of leaf when
+ * there are fewer); a trailing .N of kernel (digits, N >= 2) is the run:
+ * run N and kernel_len the length before it, else run 1 and all of kernel.
+ * 0, or -1 when a part is longer than its buffer. */
+struct result_name {
+	char case_name[256];
+	char kernel[256];
+	int has_kernel;
+	int run;
+	size_t kernel_len;
+};
+int result_name_parse(const char *leaf, struct result_name *out);
+/* CASE-KERNEL, or CASE-KERNEL.RUN for run >= 2, into buf; 0, or -1 when cut. */
+int result_name_format(char *buf, size_t n, const char *case_name, const char *kernel, int run);
 /* Path of a file inside the (temporary) directory. */
 const char *result_file(const struct result_dir *r, const char *name, char *buf, size_t n);
 FILE *result_fopen(const struct result_dir *r, const char *name);

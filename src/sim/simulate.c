@@ -9,6 +9,7 @@
 #include "../result/result.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
+#include "../result/metrics.h"
 
 /* Figures only the simulator knows: who wrote the pages, and the I/O it issued. */
 static void sim_stats(struct sim *s, struct stats_acc *st, double runtime,
@@ -20,11 +21,11 @@ static void sim_stats(struct sim *s, struct stats_acc *st, double runtime,
 		back += s->tasks[i].pages_written_back;
 	}
 	struct bdi *bdi = s->bdis[0];
-	stats_set(st, "dirtier_written_pages", (double)back);
-	stats_set(st, "flusher_io_count", (double)bdi->io_count[0]);
-	stats_set(st, "flusher_io_mean_kb",
+	stats_set(st, METRIC_KEY(DIRTIER_WRITTEN_PAGES), (double)back);
+	stats_set(st, METRIC_KEY(FLUSHER_IO_COUNT), (double)bdi->io_count[0]);
+	stats_set(st, METRIC_KEY(FLUSHER_IO_MEAN_KB),
 		  bdi->io_count[0] ? (double)bdi->io_pages[0] * 4 / (double)bdi->io_count[0] : 0);
-	stats_set(st, "dirtier_io_count", (double)bdi->io_count[1]);
+	stats_set(st, METRIC_KEY(DIRTIER_IO_COUNT), (double)bdi->io_count[1]);
 	if (bdi->ops->report)
 		bdi->ops->report(s, bdi, st, rd);
 }

@@ -161,6 +161,40 @@ static void test_walker(void **state)
 	assert_non_null(strstr(err, "/nonexistent"));
 }
 
+/* CASE-KERNEL[.RUN]: the one parser, and the formatter it inverts. */
+static void test_result_name(void **state)
+{
+	(void)state;
+	struct result_name rn;
+	char buf[512];
+	assert_int_equal(result_name_parse("ext4-1dd-4k-8p-4096M-1M:10-3.1.0-rc8-nfs-wq4+.3", &rn), 0);
+	assert_string_equal(rn.case_name, "ext4-1dd-4k-8p-4096M-1M:10");
+	assert_string_equal(rn.kernel, "3.1.0-rc8-nfs-wq4+.3");
+	assert_true(rn.has_kernel);
+	assert_int_equal(rn.run, 3);
+	assert_int_equal(rn.kernel_len, strlen("3.1.0-rc8-nfs-wq4+"));
+	assert_int_equal(result_name_format(buf, sizeof(buf), rn.case_name, "3.1.0-rc8-nfs-wq4+", 3), 0);
+	assert_string_equal(buf, "ext4-1dd-4k-8p-4096M-1M:10-3.1.0-rc8-nfs-wq4+.3");
+	assert_int_equal(result_name_parse("nfs-10dd-4k-8p-4096M-100M:10-current", &rn), 0);
+	assert_int_equal(rn.run, 1);
+	assert_string_equal(rn.kernel, "current");
+	/* .1 and .x are part of the kernel, not a run */
+	assert_int_equal(result_name_parse("a-b-c-d-e-f:g-3.1", &rn), 0);
+	assert_int_equal(rn.run, 1);
+	assert_int_equal(rn.kernel_len, 3);
+	/* no sixth '-': all of it is the case */
+	assert_int_equal(result_name_parse("a-b-c-d-e-f:g", &rn), 0);
+	assert_false(rn.has_kernel);
+	assert_string_equal(rn.case_name, "a-b-c-d-e-f:g");
+	assert_string_equal(rn.kernel, "");
+	assert_int_equal(result_name_parse("a-b-c-d-e-f:g-", &rn), 0);
+	assert_true(rn.has_kernel);
+	assert_string_equal(rn.kernel, "");
+	assert_int_equal(result_name_format(buf, sizeof(buf), "c", "k", 1), 0);
+	assert_string_equal(buf, "c-k");
+	assert_int_equal(result_name_format(buf, 3, "c", "k", 1), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_non_finite_rejected),
 		cmocka_unit_test(test_only_regular_bounded_files),
 		cmocka_unit_test(test_walker),
+		cmocka_unit_test(test_result_name),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
