@@ -110,6 +110,30 @@ check_cmd "Ctrl-C: exit 1 saying all was undone" eval '[ "$rc" = 1 ] && grep -q 
 same_as_before "Ctrl-C: machine as before"
 check_cmd "Ctrl-C: no journal, no half result" eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/int" -name "*.tmp.*" 2>/dev/null)" ]'
 
+# --- Ctrl-C around the end of the runtime, while stats are written ----------------
+# Whenever the signal lands, a printed result path names a complete result and
+# an unprinted one left nothing behind (signals wait while a result commits).
+consistent=1
+for d in 0.8 0.95 1.0 1.05 1.1 1.2; do
+	rm -rf "$T/late"
+	"$WBLAB" run -t 1 --image-size 1G --buffer-kb 4096 --scratch "$SCRATCH" -o "$T/late" \
+		"${CASES[0]}" >"$T/late.out" 2>"$T/late.err" &
+	pid=$!
+	for _ in $(seq 100); do grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && break; sleep 0.05; done
+	sleep "$d"
+	kill -INT "$pid" 2>/dev/null; wait "$pid"
+	printed=$(grep -c "write_bw" "$T/late.out")
+	stats=$(find "$T/late" -name stats 2>/dev/null | wc -l)
+	tmps=$(find "$T/late" -name "*.tmp.*" 2>/dev/null | wc -l)
+	[ "$printed" = "$stats" ] && [ "$tmps" = 0 ] || { consistent=0; echo "# at +${d}s: printed $printed, stats $stats, tmp $tmps"; }
+	# and an interrupted run that printed its result says that result is kept
+	if [ "$printed" = 1 ] && grep -q "interrupted" "$T/late.err" && ! grep -q "are kept" "$T/late.err"; then
+		consistent=0; echo "# at +${d}s: printed a result, then said nothing was kept"
+	fi
+done
+check_cmd "Ctrl-C near the end: a printed result exists whole, an unprinted one left nothing" [ "$consistent" = 1 ]
+same_as_before "Ctrl-C near the end: machine as before"
+
 # --- SIGKILL, then --cleanup ------------------------------------------------------
 "$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/kill" "${CASES[1]}" \
 	>"$T/o" 2>&1 &
