@@ -23,11 +23,6 @@ static const struct { const char *name, *dflt, *fallback; } knobs[] = {
 static const char *const names[] = { "max_ratio_fine", "min_ratio_fine", "strict_limit",
 				     "read_ahead_kb", "max_ratio", "min_ratio", NULL };
 
-const char *const *bdi_knob_names(void)
-{
-	return names;
-}
-
 static int majmin_ok(const char *s)
 {
 	unsigned a, b;

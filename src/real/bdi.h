@@ -13,7 +13,7 @@
 #define BDI_MAX_KNOBS 8
 
 struct bdi_knob_set {
-	const char *name;    /* a knob of bdi_knob_names() */
+	const char *name;    /* one of the knobs bdi.c controls (see bdi_request_add) */
 	char value[32];
 };
 
@@ -22,8 +22,6 @@ struct bdi_request {
 	struct bdi_knob_set k[BDI_MAX_KNOBS];
 };
 
-/* The knobs wblab controls, in the order they are set (NULL-terminated). */
-const char *const *bdi_knob_names(void);
 /* Parses "KNOB=VALUE" (after "bdi.") into r.  0, or -1 with err. */
 int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t errlen);
 /* Journals and sets every knob of bdi majmin ("7:0") to its default or r's

@@ -38,7 +38,8 @@ int blkthrottle_supported(void)
 	       rule_path("write_iops_device", p, sizeof(p)) == 0;
 }
 
-uint64_t blkthrottle_get(const char *file, const char *majmin)
+/* The rule in force for majmin in FILE ("write_bps_device"), 0 if none. */
+static uint64_t blkthrottle_get(const char *file, const char *majmin)
 {
 	char p[600], buf[8192];
 	if (rule_path(file, p, sizeof(p)) || file_read(p, buf, sizeof(buf)))

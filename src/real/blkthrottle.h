@@ -17,8 +17,6 @@ int blkthrottle_supported(void);
  * write_iops (0: none) rules for majmin.  0, or -1 with err. */
 int blkthrottle_set(struct journal *j, const char *majmin, uint64_t bps, uint64_t iops,
 		    char *err, size_t errlen);
-/* The rule in force for majmin in FILE ("write_bps_device"), 0 if none. */
-uint64_t blkthrottle_get(const char *file, const char *majmin);
 /* Undo of "blkthrottle": the old rule (0 removes it). */
 int blkthrottle_undo(const struct jentry *e);
 

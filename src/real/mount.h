@@ -15,9 +15,6 @@ int mount_fs(struct journal *j, const char *fs, const char *dev, const char *dir
 	     char *err, size_t errlen);
 /* Mount options of the mount at dir as /proc/self/mounts shows them. */
 int mount_options(const char *dir, char *buf, size_t n);
-/* 1 when dir is the root of a mount of file system type fs (statx
- * STATX_ATTR_MOUNT_ROOT and the statfs magic), found without following links. */
-int mount_root_of(const char *dir, const char *fs);
 /* Undo of "mount" (umount, lazily when it stays busy) and "dir" (rmdir). */
 int mount_undo(const struct jentry *e);
 int dir_undo(const struct jentry *e);
