@@ -21,6 +21,19 @@ why=$(real_why_not)
 [ -z "$why" ] && ! command -v unshare >/dev/null && why="unshare not installed"
 if [ -n "$why" ]; then skip "security suite" "$why"; exit 0; fi
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+# the test's own loop devices: attaching one sets its bdi's read_ahead_kb (and the
+# bdi outlives the attachment), so put it back after the detach, as wblab does
+own_loop() {  # IMAGE VAR: attaches IMAGE, sets VAR to the device
+	local d; d=$(losetup -f)
+	ra_saved="$ra_saved ${d#/dev/loop}=$(cat "/sys/class/bdi/7:${d#/dev/loop}/read_ahead_kb")"
+	losetup "$d" "$1" && printf -v "$2" '%s' "$d"
+}
+own_loop_detach() {  # DEVICE
+	local n=${1#/dev/loop} kv
+	losetup -d "$1"
+	for kv in $ra_saved; do [ "${kv%%=*}" = "$n" ] && echo "${kv#*=}" >"/sys/class/bdi/7:$n/read_ahead_kb"; done
+}
+ra_saved=""
 snapshot >"$T/before"
 
 # --- 1. a journal planted by another user --------------------------------------
@@ -107,7 +120,7 @@ hostile=$((hostile + 1))
 
 # --- 5. --dev through a symlink to a mounted device ----------------------------------
 truncate -s 64M "$T/dev.img"
-dev=$(losetup -f --show "$T/dev.img")
+own_loop "$T/dev.img" dev
 mkfs.ext4 -q "$dev" && mkdir "$T/devmnt" && mount "$dev" "$T/devmnt"
 ln -s "$dev" "$T/devlink"
 "${RUN[@]}" --dev "$T/devlink" --yes-destroy -o "$T/r7" "$C" >"$T/o" 2>&1; rc=$?
@@ -138,12 +151,12 @@ if command -v sfdisk >/dev/null && command -v mkswap >/dev/null; then
 else
 	skip "--dev with a mounted partition or as swap" "sfdisk or mkswap missing"
 fi
-losetup -d "$dev"
+own_loop_detach "$dev"
 hostile=$((hostile + 1))
 
 # --- 6. a full scratch file system ---------------------------------------------------
 truncate -s 450M "$T/small.img"
-sdev=$(losetup -f --show "$T/small.img")
+own_loop "$T/small.img" sdev
 mkfs.ext4 -q -m 0 "$sdev" && mkdir -m 0700 "$T/small" && mount "$sdev" "$T/small" && chmod 0700 "$T/small"
 snapshot >"$T/before"
 "${RUN[@]}" --image-size 1G --scratch "$T/small/s" -o "$T/r8" "$C" >"$T/o" 2>&1; rc=$?
@@ -164,7 +177,7 @@ check_cmd "the scratch fs filled during the run: the run fails" eval '[ "$rc" = 
 check_cmd "and keeps no result" eval '[ -z "$(find "$T/r9" -name stats 2>/dev/null)" ]'
 rm -f "$T/small/fill" "$T/small/fill2"
 same_as_before "full scratch fs: machine as before"
-umount "$T/small"; losetup -d "$sdev"
+umount "$T/small"; own_loop_detach "$sdev"
 snapshot >"$T/before"
 
 # --- 7. an undo step that cannot finish does not stick -----------------------------------
