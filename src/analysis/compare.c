@@ -216,6 +216,19 @@ static char *mask_group_thresh(const char *group)
 	return xprintf("%.*sthresh=X%s", (int)(p - group), group, end);
 }
 
+/* Masks a group part `FIELD=VALUE` (what `sim --set FIELD=V1,V2` sweeps
+ * add), so the sweep's values line up when FIELD is the compared field. */
+static char *mask_group_part(const char *group, const char *field)
+{
+	size_t fl = strlen(field);
+	for (const char *p = group; *p; p += strcspn(p, "/"), p += *p == '/') {
+		if (strncmp(p, field, fl) == 0 && p[fl] == '=')
+			return xprintf("%.*s=X%s", (int)(p - group + (ptrdiff_t)fl), group,
+				       p + fl + 1 + strcspn(p + fl + 1, "/"));
+	}
+	return xstrdup(group);
+}
+
 /* Row key GROUP/CASE-KERNEL with the compared field's part replaced by X. */
 static int make_key(const struct kvfile *m, const char *field, char **key, char *err, size_t errlen)
 {
@@ -223,7 +236,8 @@ static int make_key(const struct kvfile *m, const char *field, char **key, char 
 	const char *group = kvf_get(m, "group")->val, *kernel = kvf_get(m, "kernel")->val;
 	char *name = xstrdup(kvf_get(m, "case")->val);
 	char *g = strcmp(field, "group") == 0 ? xstrdup("X")
-		  : strcmp(field, "thresh") == 0 ? mask_group_thresh(group) : xstrdup(group);
+		  : strcmp(field, "thresh") == 0 ? mask_group_thresh(group)
+						 : mask_group_part(group, field);
 	char *c = NULL;
 	int tf = -1;
 	for (size_t i = 0; i < ARRAY_SIZE(tok_fields); i++)

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
+#include "../result/result.h"
 #include "../util/shellword.h"
 #include "../util/util.h"
 
@@ -125,20 +126,25 @@ static int run_rerun(int argc, char **argv)
 	w[oi] = tmp;
 	int rc = run_child(w);
 	w[oi] = out;
-	/* where the rerun put it: the same GROUP/CASE-KERNEL below the new root */
+	/* where the rerun put it: the same GROUP/CASE-KERNEL[.RUN] below the new
+	 * root (GROUP from meta: a sweep's group has several parts) */
 	char rel[4300], base[4200];
 	snprintf(base, sizeof(base), "%s", dir);
 	size_t bl = strlen(base);
 	while (bl > 1 && base[bl - 1] == '/')
 		base[--bl] = 0;
-	char *leaf = strrchr(base, '/');
-	char *grp = NULL;
-	if (leaf) {
-		*leaf = 0;
-		grp = strrchr(base, '/');
-		*leaf = '/';
+	const char *leaf = strrchr(base, '/');
+	leaf = leaf ? leaf + 1 : base;
+	struct kvfile meta;
+	char mpath[4300], group[256] = "";
+	snprintf(mpath, sizeof(mpath), "%s/meta", dir);
+	if (kvf_load(&meta, mpath, err, sizeof(err)) == 0) {
+		const struct kv *g = kvf_get(&meta, "group");
+		if (g)
+			snprintf(group, sizeof(group), "%s", g->val);
+		kvf_free(&meta);
 	}
-	int rn = snprintf(rel, sizeof(rel), "%s/%s", tmp, grp ? grp + 1 : base);
+	int rn = snprintf(rel, sizeof(rel), "%s/%s/%s", tmp, group, leaf);
 	if (rn < 0 || rn >= (int)sizeof(rel))
 		rel[0] = 0;   /* too long: every file then "differs" */
 	int differ = 0, files = 0;
