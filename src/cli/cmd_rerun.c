@@ -76,11 +76,15 @@ static int run_child(char **argv)
 
 struct cli {
 	int keep;
+	int allow_policy;
 };
 
 #define PO_STRUCT struct cli
 static const struct po_option options[] = {
 	OPT_FLAG('k', "keep", keep, "keep the rerun and print where"),
+	OPT_FLAG(0, "allow-policy", allow_policy,
+		 "rerun a result whose cmdline loads a --policy plug-in\n"
+		 "(it runs that .so's code: refused without this)"),
 	OPT_END(),
 };
 
@@ -92,7 +96,7 @@ static int run_rerun(int argc, char **argv)
 	if (n < 0)
 		return EXIT_USAGE;
 	if (n != 1) {
-		wb_error("rerun: usage: wblab rerun [-k] DIR");
+		wb_error("rerun: usage: wblab rerun [-k] [--allow-policy] DIR");
 		return EXIT_USAGE;
 	}
 	int keep = o.keep;
@@ -116,6 +120,16 @@ static int run_rerun(int argc, char **argv)
 		shell_words_free(wc, w);
 		return 1;
 	}
+	/* a result's cmdline is data from wherever the tree came from: loading
+	 * the plug-in it names runs arbitrary code, so only when asked */
+	for (int i = 2; i < wc; i++)
+		if ((strcmp(w[i], "--policy") == 0 || strncmp(w[i], "--policy=", 9) == 0) &&
+		    !o.allow_policy) {
+			wb_error("rerun: %s loads the plug-in %s; rerun it with --allow-policy if you "
+				 "trust that file", path, w[i][8] == '=' ? w[i] + 9 : i + 1 < wc ? w[i + 1] : "?");
+			shell_words_free(wc, w);
+			return 1;
+		}
 	char tmp[] = "/tmp/wblab-rerun.XXXXXX";
 	if (!mkdtemp(tmp)) {
 		wb_error("rerun: cannot make a temporary dir: %s", strerror(errno));

@@ -36,7 +36,10 @@ check "cmdline names the plug-in by absolute path, no -k" \
 	'[ "$(cat "$E-policy-empty/cmdline")" = "wblab sim --policy $T/empty.so -t 30 --seed 1 -o $T/e thresh=1M/$CASE" ]'
 check "the built-in result's cmdline is unchanged" \
 	'[ "$(cat "$E-3.2-ioless/cmdline")" = "wblab sim -k 3.2-ioless -t 30 --seed 1 -o $T/e thresh=1M/$CASE" ]'
-check_cmd "wblab rerun of a policy result" "$WBLAB" rerun "$E-policy-empty"
+"$WBLAB" rerun "$E-policy-empty" >"$T/o" 2>&1; rc=$?
+check "rerun refuses to load a result's plug-in without --allow-policy" \
+	'[ $rc = 1 ] && grep -q "allow-policy" "$T/o" && grep -q "empty.so" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ]'
+check_cmd "wblab rerun --allow-policy of a policy result" "$WBLAB" rerun --allow-policy "$E-policy-empty"
 J=$("$WBLAB" jobs --policy "$T/empty.so" -k current -t 30 -o R "$CASE")
 check "wblab jobs --policy" '[ "$J" = "wblab sim -k current -t 30 --seed 1 -o R thresh=1M/$CASE
 wblab sim --policy $T/empty.so -t 30 --seed 1 -o R thresh=1M/$CASE" ]'
