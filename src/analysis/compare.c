@@ -99,18 +99,6 @@ static int entry_exists(const char *path)
 static const char *const meta_required[] = { "case", "group", "kernel", "fs", "job",
 					      "thresh", "bg", "run" };
 
-/* CASE = FS-JOB-BS-CPUS-MEM-THRESH:BG, split on '-' into exactly 6 tokens. */
-static int split_case(char *name, char *tok[6])
-{
-	int n = 0;
-	for (char *p = name, *save = NULL, *t; (t = strtok_r(p, "-", &save)); p = NULL) {
-		if (n == 6)
-			return -1;
-		tok[n++] = t;
-	}
-	return n == 6 ? 0 : -1;
-}
-
 /* No meta file: take GROUP from the parent dir name and CASE-KERNEL[.RUN]
  * from the leaf (six '-' tokens of case, the rest is the kernel). */
 static int meta_from_dirname(struct kvfile *m, const char *dir, char *err, size_t errlen)
@@ -205,54 +193,14 @@ static int load_meta(struct kvfile *m, const char *dir, struct strvec *notes, ch
 	return 0;
 }
 
-/* Masks `thresh=VALUE` inside a group name, so "NFS-thresh=100M" and
- * "NFS-thresh=1G" line up when thresh is the compared field. */
-static char *mask_group_thresh(const char *group)
-{
-	const char *p = strstr(group, "thresh=");
-	if (!p)
-		return xstrdup(group);
-	const char *end = p + 7 + strcspn(p + 7, "-/");
-	return xprintf("%.*sthresh=X%s", (int)(p - group), group, end);
-}
-
-/* Row key GROUP/CASE-KERNEL with the compared field's part replaced by X. */
+/* Row key GROUP/CASE-KERNEL with the compared field's part replaced by X
+ * (result_row_key: the rule report shares). */
 static int make_key(const struct kvfile *m, const char *field, char **key, char *err, size_t errlen)
 {
-	static const char *const tok_fields[] = { "fs", "job", "bs", "cpus", "mem", "thresh", "bg" };
-	const char *group = kvf_get(m, "group")->val, *kernel = kvf_get(m, "kernel")->val;
-	char *name = xstrdup(kvf_get(m, "case")->val);
-	char *g = strcmp(field, "group") == 0 ? xstrdup("X")
-		  : strcmp(field, "thresh") == 0 ? mask_group_thresh(group) : xstrdup(group);
-	char *c = NULL;
-	int tf = -1;
-	for (size_t i = 0; i < ARRAY_SIZE(tok_fields); i++)
-		if (strcmp(field, tok_fields[i]) == 0)
-			tf = (int)i;
-	if (strcmp(field, "case") == 0) {
-		c = xstrdup("X");
-	} else if (tf < 0) {
-		c = xstrdup(name);
-	} else {
-		char *tok[6];
-		if (split_case(name, tok) || !strchr(tok[5], ':')) {
-			snprintf(err, errlen, "%s: case '%.80s' is not FS-JOB-BS-CPUS-MEM-THRESH:BG, "
-				 "cannot mask '%s'", m->path, kvf_get(m, "case")->val, field);
-			free(name);
-			free(g);
-			return -1;
-		}
-		char *bg = strchr(tok[5], ':');
-		*bg++ = 0;
-		const char *t[7] = { tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], bg };
-		t[tf] = "X";
-		c = xprintf("%s-%s-%s-%s-%s-%s:%s", t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
-	}
-	*key = xprintf("%s/%s-%s", g, c, strcmp(field, "kernel") == 0 ? "X" : kernel);
-	free(name);
-	free(g);
-	free(c);
-	return 0;
+	err[0] = 0;
+	*key = result_row_key(kvf_get(m, "group")->val, kvf_get(m, "case")->val,
+			      kvf_get(m, "kernel")->val, field, m->path, err, errlen);
+	return *key ? 0 : -1;
 }
 
 /* Every line of stats must be `name number`; returns the metric's value,
