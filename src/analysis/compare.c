@@ -3,6 +3,7 @@
  * (row key, column, value), then fold samples into a sorted table. */
 #include <limits.h>
 #include <math.h>
+#include <jansson.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -272,6 +273,7 @@ struct builder {
 	const char *field, *metric;
 	regex_t *re, *vre;
 	struct strvec cols, names, notes;
+	struct strvec env;     /* env_notes' records, for cmp_table.env */
 	struct sample *s;
 	int ns, cap;
 	int base_col;          /* column of the first kept result of the first DIR */
@@ -643,8 +645,8 @@ static void env_diff(const struct kvfile *x, const struct kvfile *y, const char 
 }
 
 struct diffset {
-	struct strvec keys, lines;
-	const char *what;          /* "between columns" or the merging column */
+	struct strvec keys, lines, recs;
+	const char *kind, *col_a, *col_b;   /* of the pair being compared */
 };
 
 static void diff_collect(void *arg, const char *k, const char *a, const char *b)
@@ -654,6 +656,9 @@ static void diff_collect(void *arg, const char *k, const char *a, const char *b)
 		return;
 	sv_push(&d->keys, xstrdup(k));
 	sv_push(&d->lines, xprintf("%s: %s vs %s", k, a, b));
+	if (d->kind)
+		sv_push(&d->recs, xprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", d->kind, k, d->col_a, a,
+					  d->col_b, b));
 }
 
 /* Notes: what differs between the columns' results (first result of each
@@ -662,18 +667,22 @@ static void diff_collect(void *arg, const char *k, const char *a, const char *b)
  * b->s sorted by (key, col). */
 static void env_notes(struct builder *b)
 {
-	struct diffset cols = { 0 }, merged = { 0 };
+	struct diffset cols = { .kind = "differs" }, merged = { .kind = "merges" };
 	for (int i = 0; i < b->ns;) {
 		int j = i;
 		while (j < b->ns && strcmp(b->s[j].key, b->s[i].key) == 0)
 			j++;
 		for (int k = i; k < j; k++) {
-			if (b->s[k].col != b->s[i].col && (k == i || b->s[k].col != b->s[k - 1].col))
+			if (b->s[k].col != b->s[i].col && (k == i || b->s[k].col != b->s[k - 1].col)) {
+				cols.col_a = b->cols.v[b->s[i].col];
+				cols.col_b = b->cols.v[b->s[k].col];
 				env_diff(b->s[i].env, b->s[k].env, b->field, diff_collect, &cols);
+			}
 			if (k > i && b->s[k].col == b->s[k - 1].col) {
 				int first = k - 1;
 				while (first > i && b->s[first - 1].col == b->s[k].col)
 					first--;
+				merged.col_a = merged.col_b = b->cols.v[b->s[k].col];
 				env_diff(b->s[first].env, b->s[k].env, b->field, diff_collect, &merged);
 			}
 		}
@@ -687,10 +696,17 @@ static void env_notes(struct builder *b)
 		sv_push(&b->notes, xprintf("one %s value merges results that differ in %s: "
 					   "its mean mixes different setups", b->field,
 					   merged.lines.v[i]));
+	/* the same, for the writers to print under the table */
+	for (int i = 0; i < cols.recs.n; i++)
+		sv_push(&b->env, xstrdup(cols.recs.v[i]));
+	for (int i = 0; i < merged.recs.n; i++)
+		sv_push(&b->env, xstrdup(merged.recs.v[i]));
 	sv_free(&cols.keys);
 	sv_free(&cols.lines);
+	sv_free(&cols.recs);
 	sv_free(&merged.keys);
 	sv_free(&merged.lines);
+	sv_free(&merged.recs);
 }
 
 /* Keys whose values differ among all results: candidates for -c. */
@@ -767,6 +783,17 @@ static void list_cols(const struct strvec *cols, char *buf, size_t n)
 	list_names(cols, buf, n);
 }
 
+/* "kind\x1fkey\x1fcol_a\x1fa\x1fcol_b\x1fb" split in place (kind owns it). */
+static void env_record(char *rec, struct cmp_envdiff *d)
+{
+	char *f[6] = { rec };
+	for (int i = 1; i < 6; i++) {
+		f[i] = strchr(f[i - 1], '\x1f');
+		*f[i]++ = 0;
+	}
+	*d = (struct cmp_envdiff){ f[0], f[1], f[2], f[3], f[4], f[5] };
+}
+
 static int finish(struct builder *b, struct cmp_table **out, int nfound)
 {
 	if (b->nmeasured == 0 && b->nno_metric) {
@@ -822,6 +849,12 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	t->notes = b->notes.v;
 	t->nnotes = b->notes.n;
 	memset(&b->notes, 0, sizeof(b->notes));
+	t->nenv = b->env.n;
+	t->env = xrealloc(NULL, (size_t)(b->env.n + 1) * sizeof(*t->env));
+	for (int i = 0; i < b->env.n; i++)
+		env_record(b->env.v[i], &t->env[i]);   /* t owns the strings now */
+	free(b->env.v);
+	memset(&b->env, 0, sizeof(b->env));
 	*out = t;
 	if (t->nrows == 0) {
 		char hint[600];
@@ -858,6 +891,7 @@ static void builder_free(struct builder *b)
 	sv_free(&b->cols);
 	sv_free(&b->names);
 	sv_free(&b->notes);
+	sv_free(&b->env);
 }
 
 static int cmp_found(const void *a, const void *b)
@@ -910,6 +944,9 @@ void cmp_free(struct cmp_table *t)
 		free(t->cols[c]);
 	for (int i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
+	for (int i = 0; i < t->nenv; i++)
+		free(t->env[i].kind);
+	free(t->env);
 	free(t->notes);
 	free(t->rows);
 	free(t->cols);
@@ -991,6 +1028,22 @@ static void text_summary(FILE *f, const struct cmp_table *t, const double *v, co
 	fprintf(f, "%s %s\n", label, t->metric);
 }
 
+/* Under the table: what differs between the columns' results (params,
+ * env), and a warning per key a merged cell mixes. */
+static void text_env(FILE *f, const struct cmp_table *t)
+{
+	for (int i = 0; i < t->nenv; i++) {
+		const struct cmp_envdiff *d = &t->env[i];
+		if (i == 0)
+			fputc('\n', f);
+		if (!strcmp(d->kind, "differs"))
+			fprintf(f, "differs: %s = %s (%s), %s (%s)\n", d->key, d->a, d->col_a, d->b, d->col_b);
+		else
+			fprintf(f, "warning: %s %s merges results that differ in %s: %s vs %s\n",
+				t->field, d->col_a, d->key, d->a, d->b);
+	}
+}
+
 static void write_text(const struct cmp_table *t, FILE *f)
 {
 	int w = 24 + (t->want_stddev ? STDDEV_W : 0);
@@ -1019,6 +1072,7 @@ static void write_text(const struct cmp_table *t, FILE *f)
 		}
 		fprintf(f, "CI95 GEOMEAN %s\n", t->metric);
 	}
+	text_env(f, t);
 }
 
 /* ---- tsv: one line per (row, column) ---- */
@@ -1083,119 +1137,131 @@ static void write_tsv(const struct cmp_table *t, FILE *f)
 	tsv_summary(f, t, t->total, "TOTAL");
 	if (t->want_geomean)
 		tsv_summary(f, t, t->geomean, "GEOMEAN");
-}
-
-/* ---- json ---- */
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	/* ENV rows: kind, key, column a, value a, column b, value b */
+	for (int i = 0; i < t->nenv; i++) {
+		const struct cmp_envdiff *d = &t->env[i];
+		const char *v[] = { d->kind, d->key, d->col_a, d->a, d->col_b, d->b };
+		fputs("ENV", f);
+		for (int k = 0; k < 6; k++) {
+			fputc('\t', f);
+			tsv_str(f, v[k]);
+		}
+		fputc('\n', f);
 	}
-	fputc('"', f);
 }
 
-static void json_num(FILE *f, double v)
+/* ---- json (jansson) ---- */
+
+/* Integral values as JSON integers ("runs": 1, "mean": 21), others with 10
+ * significant digits (JSON_REAL_PRECISION below), as the text shows them. */
+static json_t *jnum(double v)
 {
-	fprintf(f, "%.10g", v);
+	if (v == floor(v) && fabs(v) < 1e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
 }
 
-static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_base)
+static json_t *json_cell(const struct cmp_cell *c, double base, int is_base)
 {
 	double pct;
-	if (!c->runs) {
-		fputs(c->na ? "\"n/a\"" : "null", f);
-		return;
-	}
-	fputs("{\"mean\": ", f);
-	json_num(f, c->mean);
-	fputs(", \"stddev\": ", f);
-	c->runs > 1 ? json_num(f, c->stddev) : (void)fputs("null", f);
-	fprintf(f, ", \"runs\": %d, \"change_pct\": ", c->runs);
-	!is_base && cmp_change(base, c->mean, &pct) ? json_num(f, pct) : (void)fputs("null", f);
+	if (!c->runs)
+		return c->na ? json_string("n/a") : json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "mean", jnum(c->mean));
+	json_object_set_new(o, "stddev", c->runs > 1 ? jnum(c->stddev) : json_null());
+	json_object_set_new(o, "runs", json_integer(c->runs));
+	json_object_set_new(o, "change_pct",
+			    !is_base && cmp_change(base, c->mean, &pct) ? jnum(pct) : json_null());
 	if (!is_base && c->sig >= 0) {
-		fputs(", \"p_value\": ", f);
-		json_num(f, c->p_value);
-		fprintf(f, ", \"significant\": %s", c->sig ? "true" : "false");
+		json_object_set_new(o, "p_value", jnum(c->p_value));
+		json_object_set_new(o, "significant", json_boolean(c->sig));
 	}
-	fputc('}', f);
+	return o;
 }
 
-/* "name": {"values": [...], "change_pct": [...]} */
-static void json_summary(FILE *f, const struct cmp_table *t, const char *name, const double *v)
+/* {"values": [...], "change_pct": [...]} */
+static json_t *json_summary(const struct cmp_table *t, const double *v)
 {
 	double pct;
 	int na = cmp_summary_na(t);
-	fprintf(f, ",\n  \"%s\": {\"values\": [", name);
+	json_t *o = json_object(), *vals = json_array(), *chg = json_array();
 	for (int c = 0; c < t->ncols; c++) {
-		fputs(c ? ", " : "", f);
-		na ? (void)fputs("\"n/a\"", f) : json_num(f, v[c]);
+		json_array_append_new(vals, na ? json_string("n/a") : jnum(v[c]));
+		json_array_append_new(chg, !na && c > 0 && cmp_change(v[0], v[c], &pct) ? jnum(pct)
+										 : json_null());
 	}
-	fputs("], \"change_pct\": [", f);
-	for (int c = 0; c < t->ncols; c++) {
-		fputs(c ? ", " : "", f);
-		!na && c > 0 && cmp_change(v[0], v[c], &pct) ? json_num(f, pct) : (void)fputs("null", f);
-	}
-	fputs("]}", f);
+	json_object_set_new(o, "values", vals);
+	json_object_set_new(o, "change_pct", chg);
+	return o;
 }
 
-static void write_json(const struct cmp_table *t, FILE *f)
+static json_t *json_env(const struct cmp_table *t)
 {
-	fputs("{\n  \"field\": ", f);
-	json_str(f, t->field);
-	fputs(",\n  \"metric\": ", f);
-	json_str(f, t->metric);
-	fputs(",\n  \"columns\": [", f);
-	for (int c = 0; c < t->ncols; c++) {
-		fputs(c ? ", " : "", f);
-		json_str(f, t->cols[c]);
+	json_t *a = json_array();
+	for (int i = 0; i < t->nenv; i++) {
+		const struct cmp_envdiff *d = &t->env[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "kind", json_string(d->kind));
+		json_object_set_new(o, "key", json_string(d->key));
+		json_object_set_new(o, "column_a", json_string(d->col_a));
+		json_object_set_new(o, "a", json_string(d->a));
+		json_object_set_new(o, "column_b", json_string(d->col_b));
+		json_object_set_new(o, "b", json_string(d->b));
+		json_array_append_new(a, o);
 	}
-	fputs("],\n  \"rows\": [", f);
+	return a;
+}
+
+static int write_json(const struct cmp_table *t, FILE *f)
+{
+	json_t *root = json_object(), *cols = json_array(), *rows = json_array();
+	json_object_set_new(root, "field", json_string(t->field));
+	json_object_set_new(root, "metric", json_string(t->metric));
+	for (int c = 0; c < t->ncols; c++)
+		json_array_append_new(cols, json_string(t->cols[c]));
+	json_object_set_new(root, "columns", cols);
 	for (int r = 0; r < t->nrows; r++) {
-		fputs(r ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
-		json_str(f, t->rows[r].key);
-		fputs(", \"cells\": [", f);
-		for (int c = 0; c < t->ncols; c++) {
-			fputs(c ? ", " : "", f);
-			json_cell(f, &t->rows[r].cells[c], t->rows[r].cells[0].mean,
-				  c == 0 || t->rows[r].cells[0].na);
-		}
-		fputs("]}", f);
+		json_t *row = json_object(), *cells = json_array();
+		json_object_set_new(row, "key", json_string(t->rows[r].key));
+		for (int c = 0; c < t->ncols; c++)
+			json_array_append_new(cells, json_cell(&t->rows[r].cells[c],
+							       t->rows[r].cells[0].mean,
+							       c == 0 || t->rows[r].cells[0].na));
+		json_object_set_new(row, "cells", cells);
+		json_array_append_new(rows, row);
 	}
-	fputs(t->nrows ? "\n  ]" : "]", f);
-	json_summary(f, t, "total", t->total);
+	json_object_set_new(root, "rows", rows);
+	json_object_set_new(root, "total", json_summary(t, t->total));
 	if (t->want_geomean) {
-		json_summary(f, t, "geomean", t->geomean);
-		fprintf(f, ",\n  \"geomean_rows\": %d", t->ngeomean);
+		json_object_set_new(root, "geomean", json_summary(t, t->geomean));
+		json_object_set_new(root, "geomean_rows", json_integer(t->ngeomean));
 		if (t->ngeomean >= 2 && !cmp_summary_na(t)) {
-			fputs(",\n  \"geomean_ci95_pct\": [null", f);
-			for (int c = 1; c < t->ncols; c++) {
-				fputs(", [", f);
-				json_num(f, t->ci_lo[c]);
-				fputs(", ", f);
-				json_num(f, t->ci_hi[c]);
-				fputc(']', f);
-			}
-			fputc(']', f);
+			json_t *ci = json_array();
+			json_array_append_new(ci, json_null());
+			for (int c = 1; c < t->ncols; c++)
+				json_array_append_new(ci, json_pack("[oo]", jnum(t->ci_lo[c]),
+								    jnum(t->ci_hi[c])));
+			json_object_set_new(root, "geomean_ci95_pct", ci);
 		}
 	}
 	if (t->nna)
-		fprintf(f, ",\n  \"na_rows\": %d", t->nna);
-	fprintf(f, ",\n  \"left_out_single\": %d\n}\n", t->nsingle);
+		json_object_set_new(root, "na_rows", json_integer(t->nna));
+	json_object_set_new(root, "left_out_single", json_integer(t->nsingle));
+	json_object_set_new(root, "env_diff", json_env(t));
+	int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(root);
+	fputc('\n', f);
+	return rc;
 }
 
 int cmp_write(const struct cmp_table *t, enum cmp_format fmt, FILE *f)
 {
 	if (fmt == CMP_TSV)
 		write_tsv(t, f);
-	else if (fmt == CMP_JSON)
-		write_json(t, f);
+	else if (fmt == CMP_JSON) {
+		if (write_json(t, f))
+			return -1;
+	}
 	else
 		write_text(t, f);
 	return ferror(f) ? -1 : 0;
