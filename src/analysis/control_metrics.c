@@ -191,7 +191,8 @@ static void feed_gds(struct control_acc *c, const struct wb_event *e)
 		track_hold(&c->sp, dt, (double)c->prev_nr_dirty, c->prev_sp, 1);
 		track_hold(&c->ceil, dt, (double)c->prev_nr_dirty, c->prev_ceiling, 0);
 	}
-	if (e->v[F_DIRTIED] > c->prev_dirtied || !c->last_grow_ts) {
+	if (e->v[F_DIRTIED] > c->prev_dirtied || !c->have_grow) {
+		c->have_grow = 1;
 		c->last_grow_ts = e->ts_us;
 		c->last_grow_written = e->v[F_WRITTEN];
 	}

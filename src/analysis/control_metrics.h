@@ -53,7 +53,7 @@ struct ctl_track {
 };
 
 struct control_acc {
-	int have_gds;
+	int have_gds, have_grow;
 	int64_t prev_ts, prev_nr_dirty, last_grow_ts, last_grow_written, prev_dirtied;
 	int64_t first_ts, first_written;
 	double prev_sp, prev_ceiling;

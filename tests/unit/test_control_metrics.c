@@ -15,8 +15,10 @@
  *   Swing (hysteresis 1 % of 900 = 9): peak 990@3, trough 810@4, peak 990@5,
  *   trough 810@6; 904/896 differ by 8 < 9: no turning point.  Swings 180 x 3
  *   -> amplitude 90 pages = 10 % of 900; periods 5-3 and 6-4 -> 2 s.
- *   write_bw_steady: written = 256 t, dirtied grows until t=8: from the
- *   ramp-up (t=2, 512) to t=8 (2048): 1536 pages / 256 / 6 s = 1 MB/s.
+ *   write_bw_steady: written 0 until t=2, then 256 pages/s to t=8 (1536),
+ *   then 512 pages/s; dirtied grows until t=8: from the ramp-up (t=2, 0) to
+ *   t=8 (1536): 1536 pages / 256 / 6 s = 1 MB/s (from t=0: 0.75; to the
+ *   last sample: 1.2).
  *
  * Disturbances (test_disturbances_are_writer_and_setpoint_changes):
  *   nr_dirty 0:900 1:900 -> settled at once (settle_start_s 0).  A second
@@ -114,8 +116,10 @@ static void test_setpoint_error_settling_and_swing(void **state)
 	static const long nr[] = { 0, 500, 900, 990, 810, 990, 810, 900, 904, 896, 900 };
 	struct control_acc *c = calloc(1, sizeof(*c));
 	control_init(c);
-	for (int i = 0; i < 11; i++)
-		gds(c, t[i], nr[i], 1000, (long)(1000 * (t[i] < 8 ? t[i] : 8)), (long)(256 * t[i]));
+	for (int i = 0; i < 11; i++) {
+		double w = t[i] < 2 ? 0 : t[i] <= 8 ? 256 * (t[i] - 2) : 1536 + 512 * (t[i] - 8);
+		gds(c, t[i], nr[i], 1000, (long)(1000 * (t[i] < 8 ? t[i] : 8)), (long)w);
+	}
 	char *s = written(c, 1);
 	EXPECT(s, "write_bw_steady", "1");
 	EXPECT(s, "setpoint_mean_pages", "900");
