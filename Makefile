@@ -23,6 +23,12 @@ GSL_LIBS   := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas
 BASIC_CFLAGS += $(GSL_CFLAGS)
 BASIC_LDLIBS := $(GSL_LIBS) $(BASIC_LDLIBS)
 
+# jansson (Debian libjansson-dev): compare's JSON output
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+BASIC_CFLAGS += $(JANSSON_CFLAGS)
+BASIC_LDLIBS := $(JANSSON_LIBS) $(BASIC_LDLIBS)
+
 # trace-cmd .dat support through libtracecmd, when the -dev package is installed
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtracefs libtraceevent 2>/dev/null)
 TRACECMD_LIBS   := $(shell pkg-config --libs libtracecmd libtracefs libtraceevent 2>/dev/null)

@@ -70,6 +70,8 @@ enum metric_better { METRIC_LOWER = -1, METRIC_NONE = 0, METRIC_HIGHER = 1 };
 	  "peak of unstable (NFS; absent on 6.x: 0)") \
 	X(TIME_OVER_LIMIT_S, "time_over_limit_s", "s", METRIC_LOWER, ERAS_ALL, "trace", \
 	  "time above the dirty limit") \
+	X(TIME_OVER_LIMIT_PCT, "time_over_limit_pct", "%", METRIC_LOWER, ERAS_ALL, "trace", \
+	  "time_over_limit_s in % of duration_s") \
 	X(STALL_COUNT, "stall_count", "", METRIC_LOWER, ERAS_ALL, "trace", \
 	  "device stalls: >= 200 ms with writeback > 0 and nothing written") \
 	X(STALL_S_TOTAL, "stall_s_total", "s", METRIC_LOWER, ERAS_ALL, "trace", \
@@ -119,6 +121,43 @@ enum metric_better { METRIC_LOWER = -1, METRIC_NONE = 0, METRIC_HIGHER = 1 };
 	  "nfs_commit_unstable_pages events with ret > 0 (NFS)") \
 	X(COMMIT_PAGES_MEAN, "commit_pages_mean", "pages", METRIC_NONE, ERAS_NOT_6X, "trace", \
 	  "mean ret of those events") \
+	/* control-loop quality (control_metrics.c; docs/stats.md "Control-loop quality") */ \
+	X(WRITE_BW_STEADY, "write_bw_steady", "MB/s", METRIC_HIGHER, ERAS_ALL, "trace", \
+	  "written slope from the end of ramp-up to the last sample that dirtied") \
+	X(SETPOINT_MEAN_PAGES, "setpoint_mean_pages", "pages", METRIC_NONE, ERAS_IOLESS, "trace", \
+	  "time-weighted mean setpoint after ramp-up") \
+	X(SETPOINT_ERR_MEAN_PAGES, "setpoint_err_mean_pages", "pages", METRIC_LOWER, ERAS_IOLESS, \
+	  "trace", "mean |nr_dirty - setpoint| after ramp-up") \
+	X(SETPOINT_ERR_RMS_PAGES, "setpoint_err_rms_pages", "pages", METRIC_LOWER, ERAS_IOLESS, \
+	  "trace", "RMS of nr_dirty - setpoint after ramp-up") \
+	X(SETPOINT_ERR_MEAN_PCT, "setpoint_err_mean_pct", "%", METRIC_LOWER, ERAS_IOLESS, "trace", \
+	  "mean |nr_dirty - setpoint| in % of the setpoint") \
+	X(SETPOINT_ERR_RMS_PCT, "setpoint_err_rms_pct", "%", METRIC_LOWER, ERAS_IOLESS, "trace", \
+	  "RMS of the error in % of the setpoint") \
+	X(SETPOINT_BAND_PCT, "setpoint_band_pct", "%", METRIC_HIGHER, ERAS_IOLESS, "trace", \
+	  "time after ramp-up within 5 % of the setpoint") \
+	X(SETTLE_START_S, "settle_start_s", "s", METRIC_LOWER, ERAS_IOLESS, "trace", \
+	  "first sample to settling within 5 % of the setpoint") \
+	X(DISTURBANCES, "disturbances", "", METRIC_NONE, ERAS_IOLESS, "trace", \
+	  "setpoint moves and writer-count changes after settling") \
+	X(SETTLE_S_MEAN, "settle_s_mean", "s", METRIC_LOWER, ERAS_IOLESS, "trace", \
+	  "mean disturbance-to-settling time") \
+	X(SETTLE_S_MAX, "settle_s_max", "s", METRIC_LOWER, ERAS_IOLESS, "trace", \
+	  "longest disturbance-to-settling time") \
+	X(DIRTY_OSC_AMP_PAGES, "dirty_osc_amp_pages", "pages", METRIC_LOWER, ERAS_ALL, "trace", \
+	  "half the mean peak-to-trough swing of nr_dirty after ramp-up") \
+	X(DIRTY_OSC_AMP_PCT, "dirty_osc_amp_pct", "%", METRIC_LOWER, ERAS_ALL, "trace", \
+	  "dirty_osc_amp_pages in % of the target (setpoint; 3.1: freerun ceiling)") \
+	X(DIRTY_OSC_PERIOD_S, "dirty_osc_period_s", "s", METRIC_NONE, ERAS_ALL, "trace", \
+	  "mean peak-to-peak time of nr_dirty") \
+	X(RATELIMIT_OSC_AMP_KBPS, "ratelimit_osc_amp_kbps", "KB/s", METRIC_LOWER, ERAS_IOLESS, "trace", \
+	  "half the mean swing of dirty_ratelimit (first bdi) after ramp-up") \
+	X(RATELIMIT_OSC_PERIOD_S, "ratelimit_osc_period_s", "s", METRIC_NONE, ERAS_IOLESS, "trace", \
+	  "mean peak-to-peak time of dirty_ratelimit") \
+	X(TASK_RATELIMIT_FAIR_RATIO, "task_ratelimit_fair_ratio", "", METRIC_NONE, ERAS_IOLESS, "trace", \
+	  "mean task_ratelimit / (avg_write_bw / dirtying tasks) after ramp-up") \
+	X(TASK_RATELIMIT_FAIR_ERR_PCT, "task_ratelimit_fair_err_pct", "%", METRIC_LOWER, ERAS_IOLESS, \
+	  "trace", "mean |that ratio - 1| in %") \
 	/* per task */ \
 	X(TASKS, "tasks", "", METRIC_NONE, ERAS_ALL, "task", "writer tasks with a bandwidth") \
 	X(TASK_BW_N, "task_bw_N", "MB/s", METRIC_NONE, ERAS_ALL, "task", \

@@ -115,6 +115,9 @@ check "bg_setpoint: fewer dirty pages than 3.2 at 1G" \
 check "bg_setpoint: write_bw within 1% of 3.2 at 1G" \
 	'awk "BEGIN { r = $(pm "$B-policy-bg_setpoint" write_bw) / $(pm "$B-3.2-ioless" write_bw); exit !(r > 0.99 && r < 1.01) }"'
 OUT=$(WBLAB_POLICY_CACHE=$T/cache scripts/policy-table.sh -t 20 -j2 examples/policies/bg_setpoint.so)
+check "policy-table.sh: under each table, the policy parameters that differ" \
+	'[ "$(grep -c "^differs: params.policy_fnv1a64 = (absent) " <<<"$OUT")" = 2 ]'
+OUT=$(grep -v "^differs: \|^warning: " <<<"$OUT")   # the tables themselves
 check "policy-table.sh prints both tables" \
 	'[ "$(grep -c "TOTAL write_bw" <<<"$OUT")" = 2 ] && grep -q "against current" <<<"$OUT" &&
 	 [ "$(grep -c "policy-bg_setpoint" <<<"$OUT")" = 2 ] && [ "$(grep -c "thresh=" <<<"$OUT")" = 48 ]'
