@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The NFS server's disk on the block layer (nfs.server_dev=hdd-2011): the
+# parameter is recorded and checked, the server writes what the client
+# committed and no faster than its disk, the result is deterministic and
+# differs from the old slice disk (fifo, the default).
+set -u
+. "$(dirname "$0")/lib.sh"
+W=${WBLAB:?set WBLAB to the wblab binary}
+e2e_scratch nfs-server-dev
+
+C=nfs-1dd-4k-32p-32768M-100M:10
+K=3.1.0-rc8-nfs-wq4+
+D="thresh=100M/$C-$K"
+"$W" sim -q -t 30 --no-trace -k "$K" --set nfs.server_dev=hdd-2011 -o "$T/h" "$C" >/dev/null 2>"$T/err"; rc=$?
+check "sim with nfs.server_dev=hdd-2011 exits 0" '[ $rc -eq 0 ]'
+check "params records nfs.server_dev = hdd-2011" 'grep -qx "nfs.server_dev = hdd-2011" "$T/h/$D/params"'
+st() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
+disk=$(st nfs_server_disk_mb "$T/h/$D/stats"); sent=$(st dirtied_mb "$T/h/$D/stats")
+commits=$(st nfs_nr_commits "$T/h/$D/stats"); bw=$(st write_bw "$T/h/$D/stats")
+check "the server disk wrote data ($disk MB), no more than the dd dirtied ($sent MB)" \
+  'awk -v d="$disk" -v s="$sent" "BEGIN{exit !(d > 100 && d <= s)}"'
+check "COMMITs were answered ($commits)" 'awk -v c="$commits" "BEGIN{exit !(c > 0)}"'
+check "write_bw $bw MB/s stays below the server disk (90 MiB/s) plus the client's 100 MB of slack over 30 s" \
+  'awk -v b="$bw" "BEGIN{exit !(b > 10 && b < 94.4 + 100 / 30)}"'
+"$W" sim -q -t 30 --no-trace -k "$K" --set nfs.server_dev=hdd-2011 -o "$T/h2" "$C" >/dev/null 2>&1
+check "same seed, same stats" 'cmp -s "$T/h/$D/stats" "$T/h2/$D/stats"'
+"$W" sim -q -t 30 --no-trace -k "$K" -o "$T/f" "$C" >/dev/null 2>&1
+check "the default is fifo, and its result differs" 'grep -qx "nfs.server_dev = fifo" "$T/f/$D/params" && ! cmp -s "$T/h/$D/stats" "$T/f/$D/stats"'
+"$W" sim -q -t 5 --no-trace -k "$K" --set nfs.server_dev=ssd -o "$T/x" "$C" >/dev/null 2>"$T/bad"; rc=$?
+check "an unknown nfs.server_dev is refused naming the key" '[ $rc -ne 0 ] && grep -q "nfs.server_dev: unknown name" "$T/bad"'
