@@ -5,6 +5,7 @@
 #define WBLAB_NFS_H
 #include "../sim/sim.h"
 #include "xprt_slots.h"
+#include "xprt_sndbuf.h"
 
 enum nfs_op { NFSPROC_WRITE, NFSPROC_COMMIT, NFS_NR_OPS };
 
@@ -48,6 +49,8 @@ struct nfs_mount {
 	uint64_t backlog_len, backlog_max, backlog_waits;  /* requests asleep for a slot */
 	struct nfs_rpc *backlog, *backlog_tail;   /* waiting for a slot */
 	struct nfs_rpc *sending, *sending_tail;   /* have a slot, waiting for the socket */
+	struct xprt_sndbuf sndbuf;
+	struct nfs_rpc *sock, *sock_tail;         /* in the socket's send buffer, not yet on the wire */
 	int link_busy;
 	/* nfss->writeback and the congestion state */
 	uint64_t writeback;

@@ -64,6 +64,7 @@ static const struct param_desc descs[] = {
 	{ "nfs.server_sync_ms", PT_DOUBLE, P(nfs.server_sync_ms), 45, 0, 10000, "journal commit + cache flush ending a COMMIT or FILE_SYNC WRITE (fsync on a 7200 rpm disk)" },
 	{ "nfs.server_fsync_locks", PT_U64, P(nfs.server_fsync_locks), 1, 0, 2, "file i_mutex during syncs: 2 whole COMMIT (2.6.3x nfsd_sync), 1 journal commit only, 0 none" },
 	{ "nfs.server_sockbuf_kb", PT_U64, P(nfs.server_sockbuf_kb), 3072, 64, 1048576, "server TCP receive buffer: nfsd sets 3 x max payload" },
+	{ "nfs.client_sndbuf_kb", PT_U64, P(nfs.client_sndbuf_kb), 4096, 0, 1048576, "client TCP send buffer (tcp_wmem max): an RPC counts as transmitted once copied into it, so mountstats RTT includes its wait there; 0 = none" },
 	{ "nfs.server_slice_ms", PT_DOUBLE, P(nfs.server_slice_ms), 100, 1, 10000, "server elevator time slice per file (CFQ slice_sync)" },
 	{ "nfs.server_cpu_ms_per_mb", PT_DOUBLE, P(nfs.server_cpu_ms_per_mb), 0.7, 0, 1000, "nfsd CPU per MiB written" },
 	{ "nfs.server_mem_mb", PT_U64, P(nfs.server_mem_mb), 8192, 64, 16777216, "server RAM" },

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The NFS server's disk on the block layer (nfs.server_dev=hdd-2011): the
-# parameter is recorded and checked, the server writes what the client
-# committed and no faster than its disk, the result is deterministic and
-# differs from the old slice disk (fifo, the default).
+# The NFS transport's client send buffer and the server's disk on the block
+# layer.  nfs.server_dev=hdd-2011: the parameter is recorded and checked, the
+# server writes what the client committed and no faster than its disk, the
+# result is deterministic and differs from the old slice disk (fifo, the
+# default).  nfs.client_sndbuf_kb: splits queue and RTT time, nothing else.
 set -u
 . "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
@@ -28,3 +29,17 @@ check "same seed, same stats" 'cmp -s "$T/h/$D/stats" "$T/h2/$D/stats"'
 check "the default is fifo, and its result differs" 'grep -qx "nfs.server_dev = fifo" "$T/f/$D/params" && ! cmp -s "$T/h/$D/stats" "$T/f/$D/stats"'
 "$W" sim -q -t 5 --no-trace -k "$K" --set nfs.server_dev=ssd -o "$T/x" "$C" >/dev/null 2>"$T/bad"; rc=$?
 check "an unknown nfs.server_dev is refused naming the key" '[ $rc -ne 0 ] && grep -q "nfs.server_dev: unknown name" "$T/bad"'
+
+# the client send buffer only moves time from queue to RTT: with
+# nfs.client_sndbuf_kb=0 every other stat is the same, queue + RTT = execute
+# still, and RTT grows while queue time shrinks
+"$W" sim -q -t 30 --no-trace -k 3.1.0-rc8-vanilla+ -o "$T/s4" nfs-2dd-4k-32p-32768M-100M:10 >/dev/null 2>&1
+"$W" sim -q -t 30 --no-trace -k 3.1.0-rc8-vanilla+ --set nfs.client_sndbuf_kb=0 -o "$T/s0" nfs-2dd-4k-32p-32768M-100M:10 >/dev/null 2>&1
+S4="$T/s4/thresh=100M/nfs-2dd-4k-32p-32768M-100M:10-3.1.0-rc8-vanilla+/stats"
+S0="$T/s0/thresh=100M/nfs-2dd-4k-32p-32768M-100M:10-3.1.0-rc8-vanilla+/stats"
+check "send buffer: all stats but the queue/RTT split equal" \
+  'diff <(grep -vE "^nfs_(write|commit)_(queue|rtt)_time " "$S4") <(grep -vE "^nfs_(write|commit)_(queue|rtt)_time " "$S0") >&2'
+q4=$(st nfs_write_queue_time "$S4"); r4=$(st nfs_write_rtt_time "$S4"); e4=$(st nfs_write_execute_time "$S4")
+q0=$(st nfs_write_queue_time "$S0"); r0=$(st nfs_write_rtt_time "$S0")
+check "send buffer: WRITE RTT $r0 -> $r4 ms grows, queue $q0 -> $q4 ms shrinks, queue + RTT = execute $e4" \
+  'awk -v q4="$q4" -v r4="$r4" -v e4="$e4" -v q0="$q0" -v r0="$r0" "BEGIN{d=q4+r4-e4; exit !(r4 > r0 && q4 < q0 && d < 0.01 && d > -0.01)}"'
