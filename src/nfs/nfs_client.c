@@ -13,6 +13,7 @@
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
 #include "../sim/trace_emit.h"
+#include "../sim/vmstat.h"
 #include "../throttle/common.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
@@ -58,11 +59,61 @@ static void writeback_dec(struct sim *s, struct nfs_mount *m, uint64_t n)
 	}
 }
 
+static struct nfs_ioc *ioc_alloc(struct nfs_mount *m, struct inode *inode)
+{
+	struct nfs_ioc *c = m->ioc_free;
+	if (c) {
+		m->ioc_free = c->next;
+	} else {
+		if (!(c = malloc(sizeof(*c))))
+			abort();
+		c->all_next = m->ioc_all;
+		m->ioc_all = c;
+	}
+	c->refs = 0;
+	c->inode = inode;
+	c->next = NULL;
+	return c;
+}
+
+static void ioc_free(struct nfs_mount *m, struct nfs_ioc *c)
+{
+	c->next = m->ioc_free;
+	m->ioc_free = c;
+}
+
+/* send one COMMIT for the file's whole commit list (nfs_scan_commit +
+ * nfs_commit_list); returns its pages */
+static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode *inode)
+{
+	struct nfs_inode *ni = inode->fs_private;
+	uint64_t n = ni->ncommit;
+	ni->commit_locked = 1;
+	ni->ncommitting += n;
+	ni->ncommit = 0;
+	struct nfs_rpc *r = rpc_alloc(m);
+	r->op = NFSPROC_COMMIT;
+	r->inode = inode;
+	r->pages = n;
+	rpc_submit(s, m, r);
+	return n;
+}
+
 static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inode,
 			   struct writeback_control *wbc)
 {
 	struct nfs_mount *m = mount_of(inode);
 	struct nfs_inode *ni = inode->fs_private;
+	/* 5.18 on: background writeback does not add to a congested server's
+	 * backlog; 5.18 gave up the call (the flusher moves on and must be woken
+	 * again), the 2024 fix waits for the hysteresis to clear instead */
+	if (!wbc->sync_all && m->async_congested) {
+		if (m->congestion_mode == NFS_CONG_SKIP)
+			return;
+		if (m->congestion_mode == NFS_CONG_WAIT)
+			while (m->async_congested)
+				sim_wait(s, &m->congestion_wq, 0);
+	}
 	while (ni->flushing)
 		sim_wait(s, &ni->flush_wq, 0);
 	ni->flushing = 1;
@@ -75,6 +126,7 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	m->writepages_calls += n > 0;
 	m->writepages_pages += n;
 	m->stable_writes += stable;
+	struct nfs_ioc *ioc = n && !stable && s->model->nfs_client->io_completion_commit ? ioc_alloc(m, inode) : NULL;
 	for (uint64_t left = n; left;) {
 		uint64_t k = left < m->wsize_pages ? left : m->wsize_pages;
 		/* building the requests takes CPU; the dd waits on FLUSHING meanwhile */
@@ -86,6 +138,10 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 		r->inode = inode;
 		r->pages = k;
 		r->stable = stable;
+		if (ioc) {
+			r->ioc = ioc;
+			ioc->refs++;
+		}
 		rpc_submit(s, m, r);
 		left -= k;
 	}
@@ -125,26 +181,39 @@ static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *ino
 	int64_t tocommit = (int64_t)ni->ncommit;
 	if (s->model->nfs_client->commit_skip_empty && ni->ncommit == 0)
 		return;
-	/* not worth a COMMIT yet, or one is in flight: stay datasync-dirty */
-	if ((!wbc->sync_all && ni->ncommit <= npages / 2) || ni->commit_locked || !ni->ncommit) {
+	/* 4.x on: no WB_SYNC_NONE COMMIT while the file has WRITEs out; the
+	 * half-of-npages rule is gone */
+	int after_wb = s->model->nfs_client->commit_after_writeback;
+	if (after_wb && !wbc->sync_all && inode->nr_writeback) {
 		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
 		trace_commit(s, th, inode, wbc->chunk, tocommit, 0);
 		return;
 	}
-	ni->commit_locked = 1;
-	ni->ncommitting = ni->ncommit;
-	ni->ncommit = 0;
-	struct nfs_rpc *r = rpc_alloc(m);
-	r->op = NFSPROC_COMMIT;
-	r->inode = inode;
-	r->pages = ni->ncommitting;
-	rpc_submit(s, m, r);
-	/* commits count as written for the caller's budget */
-	wbc->nr_to_write -= (int64_t)ni->ncommitting;
-	if (wbc->nr_to_write < 0)
-		wbc->nr_to_write = 0;
+	/* 3.x: not worth a COMMIT yet, or one is in flight: stay datasync-dirty */
+	if (!ni->ncommit || (!after_wb && ((!wbc->sync_all && ni->ncommit <= npages / 2) || ni->commit_locked))) {
+		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
+		trace_commit(s, th, inode, wbc->chunk, tocommit, 0);
+		return;
+	}
+	uint64_t sent = nfs_commit_send(s, m, inode);
+	/* 3.x: commits count as written for the caller's budget */
+	if (!after_wb) {
+		wbc->nr_to_write -= (int64_t)sent;
+		if (wbc->nr_to_write < 0)
+			wbc->nr_to_write = 0;
+	}
 	__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
-	trace_commit(s, th, inode, wbc->chunk, tocommit, (int64_t)ni->ncommitting);
+	trace_commit(s, th, inode, wbc->chunk, tocommit, (int64_t)sent);
+}
+
+/* 5.8 ("mm: remove NR_UNSTABLE_NFS"): pages awaiting COMMIT count as the
+ * wb's writeback (WB_WRITEBACK), not as reclaimable, so the background test
+ * (wb_over_bg_thresh, WB_RECLAIMABLE) no longer sees them; the global count
+ * already adds them to NR_WRITEBACK in the 6.x throttle (bdp_6x.c) */
+static void unstable_to_writeback(struct sim *s, struct inode *inode, int64_t n)
+{
+	bdi_stat_mod(s, inode->bdi, s->irq_cpu, BDI_RECLAIMABLE, -n);
+	bdi_stat_mod(s, inode->bdi, s->irq_cpu, BDI_WRITEBACK, n);
 }
 
 /* nfs_writeback_done + nfs_end_page_writeback */
@@ -153,11 +222,19 @@ void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	struct inode *inode = r->inode;
 	struct nfs_inode *ni = inode->fs_private;
 	end_page_writeback(s, inode, r->pages, !r->stable);
+	if (!r->stable && s->model->nfs_client->unstable_as_writeback)
+		unstable_to_writeback(s, inode, (int64_t)r->pages);
 	if (!r->stable) {
 		ni->ncommit += r->pages;
 		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
 	}
 	writeback_dec(s, m, r->pages);
+	if (r->ioc && !--r->ioc->refs) {
+		/* nfs_io_completion_commit: the call's WRITEs are all answered */
+		if (ni->ncommit)
+			nfs_commit_send(s, m, inode);
+		ioc_free(m, r->ioc);
+	}
 }
 
 /* nfs_commit_release */
@@ -166,9 +243,11 @@ void nfs_commit_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	(void)m;
 	struct inode *inode = r->inode;
 	struct nfs_inode *ni = inode->fs_private;
-	clear_unstable_pages(s, inode, ni->ncommitting);
-	ni->ncommitting = 0;
-	ni->commit_locked = 0;
+	if (s->model->nfs_client->unstable_as_writeback)
+		unstable_to_writeback(s, inode, -(int64_t)r->pages);
+	clear_unstable_pages(s, inode, r->pages);
+	ni->ncommitting -= r->pages;
+	ni->commit_locked = ni->ncommitting > 0;
 	struct wb_event e;
 	ev_begin(s, NULL, &e, EV_NFS_COMMIT_RELEASE, inode->bdi);
 	wb_event_set(&e, F_INO, (int64_t)inode->ino);
@@ -219,6 +298,10 @@ static void nfs_destroy(void *dev)
 	struct nfs_mount *m = dev;
 	nfs_server_destroy(m->server);
 	rpc_pool_destroy(m);
+	for (struct nfs_ioc *c = m->ioc_all, *n; c; c = n) {
+		n = c->all_next;
+		free(c);
+	}
 	free(m->inodes);
 	free(m);
 }
@@ -262,6 +345,9 @@ static void congestion_init(struct sim *s, struct nfs_mount *m)
 		m->cong_off = limit - limit / 4;
 	}
 	m->congestion_kb = kb;
+	const char *mode = s->p.nfs.write_congestion;
+	m->congestion_mode = !strcmp(mode, "flag") ? NFS_CONG_FLAG : !strcmp(mode, "skip") ? NFS_CONG_SKIP :
+			     !strcmp(mode, "wait") ? NFS_CONG_WAIT : (int)s->model->nfs_client->congestion;
 }
 
 int nfs_mount_create(struct sim *s, struct bdi *bdi)

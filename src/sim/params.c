@@ -5,6 +5,7 @@
 #include "../block/dev_presets.h"
 
 static const char *const nfs_server_dev_names[] = { "fifo", "hdd-2011", NULL };
+static const char *const nfs_congestion_names[] = { "auto", "flag", "skip", "wait", NULL };
 
 #define P(field) offsetof(struct sim_params, field)
 
@@ -57,6 +58,7 @@ static const struct param_desc descs[] = {
 	{ "nfs.min_slots", PT_U64, P(nfs.min_slots), 2, 1, 65536, "RPC slots kept preallocated (tcp_slot_table_entries, 2 since 3.1)" },
 	{ "nfs.max_slots", PT_U64, P(nfs.max_slots), 128, 1, 65536, "RPC slot table limit (tcp_max_slot_table_entries)" },
 	{ "nfs.nfsd_threads", PT_U64, P(nfs.nfsd_threads), 8, 1, 1024, "server nfsd threads" },
+	{ "nfs.write_congestion", PT_NAME, P(nfs.write_congestion), 0, 0, 0, "what writeback does while nfss->writeback exceeds nfs_congestion_kb: auto (the kernel's: flag for 3.x, wait for current), flag (a bdi flag nobody waits on, to 5.17), skip (5.18: writepages returns), wait (2024: writepages waits)", nfs_congestion_names },
 	{ "nfs.server_dev", PT_NAME, P(nfs.server_dev), 0, 0, 0, "server disk: fifo (one file at a time in server_slice_ms turns, server_seek_ms per switch, server_jitter_pct) or hdd-2011 (the block layer: CFQ, ext4 allocation, the hdd-2011 disk at server_disk_mbps)", nfs_server_dev_names },
 	{ "nfs.server_disk_mbps", PT_DOUBLE, P(nfs.server_disk_mbps), 90, 0.1, 100000, "server disk sequential bandwidth, MiB/s" },
 	{ "nfs.server_seek_ms", PT_DOUBLE, P(nfs.server_seek_ms), 10, 0, 1000, "server disk cost of switching files" },

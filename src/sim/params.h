@@ -39,6 +39,7 @@ struct dev_params {
 
 struct nfs_params {
 	char server_dev[DEV_NAME_LEN]; /* fifo: the slice model; hdd-2011: block layer + rotational disk */
+	char write_congestion[DEV_NAME_LEN]; /* auto (the kernel's), flag, skip, wait */
 	double net_mbps;         /* payload bandwidth of the link, MB/s (10^6 B/s) */
 	double net_latency_ms;   /* one way */
 	uint64_t wsize_kb;

@@ -4,6 +4,7 @@
 # server writes what the client committed and no faster than its disk, the
 # result is deterministic and differs from the old slice disk (fifo, the
 # default).  nfs.client_sndbuf_kb: splits queue and RTT time, nothing else.
+# The 6.x client under current: nfs.write_congestion flag / skip / wait.
 set -u
 . "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
@@ -43,3 +44,20 @@ q4=$(st nfs_write_queue_time "$S4"); r4=$(st nfs_write_rtt_time "$S4"); e4=$(st 
 q0=$(st nfs_write_queue_time "$S0"); r0=$(st nfs_write_rtt_time "$S0")
 check "send buffer: WRITE RTT $r0 -> $r4 ms grows, queue $q0 -> $q4 ms shrinks, queue + RTT = execute $e4" \
   'awk -v q4="$q4" -v r4="$r4" -v e4="$e4" -v q0="$q0" -v r0="$r0" "BEGIN{d=q4+r4-e4; exit !(r4 > r0 && q4 < q0 && d < 0.01 && d > -0.01)}"'
+
+# the 6.x client under current: nfs.write_congestion=auto is the kernel's
+# (wait); with the bdi flag nobody waits on (to 5.17) writeback runs up to the
+# dirty limit and WRITEs queue for seconds, with skip (5.18) or wait (2024) it
+# stays near nfs_congestion_kb (64 MiB on a 4 GiB client) plus the unstable pages
+C6=nfs-1dd-4k-8p-4096M-1024M:10
+for m in auto flag skip wait; do
+  "$W" sim -q -t 60 -k current --set nfs.write_congestion=$m -o "$T/c-$m" "$C6" >/dev/null 2>&1
+done
+S6() { echo "$T/c-$1/thresh=1024M/$C6-current/stats"; }
+check "current: write_congestion=auto is wait" 'cmp -s "$(S6 auto)" "$(S6 wait)"'
+wf=$(st writeback_max_pages "$(S6 flag)"); ws=$(st writeback_max_pages "$(S6 skip)"); ww=$(st writeback_max_pages "$(S6 wait)")
+check "current: writeback+unstable peak flag $wf > 1.5 x skip $ws and wait $ww pages" \
+  'awk -v f="$wf" -v s="$ws" -v w="$ww" "BEGIN{exit !(f > 1.5 * s && f > 1.5 * w && s > 16384 && w > 16384)}"'
+qf=$(st nfs_write_queue_time "$(S6 flag)"); qw=$(st nfs_write_queue_time "$(S6 wait)")
+check "current: WRITE queue time flag $qf ms > 2 x wait $qw ms" 'awk -v f="$qf" -v w="$qw" "BEGIN{exit !(f > 2 * w)}"'
+check "current: skip and wait differ" '! cmp -s "$(S6 skip)" "$(S6 wait)"'
