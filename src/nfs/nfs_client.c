@@ -196,12 +196,10 @@ static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *ino
 		return;
 	}
 	uint64_t sent = nfs_commit_send(s, m, inode);
-	/* 3.x: commits count as written for the caller's budget */
-	if (!after_wb) {
-		wbc->nr_to_write -= (int64_t)sent;
-		if (wbc->nr_to_write < 0)
-			wbc->nr_to_write = 0;
-	}
+	/* commits count as written for the caller's budget (6.x too: __nfs_commit_inode) */
+	wbc->nr_to_write -= (int64_t)sent;
+	if (wbc->nr_to_write < 0)
+		wbc->nr_to_write = 0;
 	__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
 	trace_commit(s, th, inode, wbc->chunk, tocommit, (int64_t)sent);
 }
