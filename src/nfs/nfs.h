@@ -6,6 +6,7 @@
 #include "../sim/sim.h"
 #include "xprt_slots.h"
 #include "xprt_sndbuf.h"
+#include "nfs_rules.h"
 
 enum nfs_op { NFSPROC_WRITE, NFSPROC_COMMIT, NFS_NR_OPS };
 
@@ -62,10 +63,8 @@ struct nfs_mount {
 	struct nfs_rpc *sock, *sock_tail;         /* in the socket's send buffer, not yet on the wire */
 	int link_busy;
 	/* nfss->writeback and the congestion state */
-	uint64_t writeback;
+	struct nfs_congestion cong;               /* nfss->writeback and its marks */
 	uint64_t congestion_kb;
-	uint64_t cong_on, cong_off;               /* async congestion marks, pages */
-	int async_congested;
 	int congestion_mode;                      /* enum nfs_write_congestion in force */
 	struct waitq congestion_wq;
 	struct nfs_op_stats st[NFS_NR_OPS];

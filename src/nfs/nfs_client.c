@@ -42,21 +42,16 @@ static void nfs_page_dirtied(struct sim *s, struct inode *inode, uint64_t n)
 }
 
 /* nfs_set_page_writeback / nfs_end_page_writeback: the per-mount count and
- * the congestion marks */
+ * the congestion marks (nfs_rules.c) */
 static void writeback_inc(struct nfs_mount *m, uint64_t n)
 {
-	m->writeback += n;
-	if (m->writeback > m->cong_on)
-		m->async_congested = 1;
+	nfs_congestion_inc(&m->cong, n);
 }
 
 static void writeback_dec(struct sim *s, struct nfs_mount *m, uint64_t n)
 {
-	m->writeback -= n;
-	if (m->async_congested && m->writeback < m->cong_off) {
-		m->async_congested = 0;
+	if (nfs_congestion_dec(&m->cong, n))
 		wake_up_all(s, &m->congestion_wq);
-	}
 }
 
 static struct nfs_ioc *ioc_alloc(struct nfs_mount *m, struct inode *inode)
@@ -107,12 +102,15 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	/* 5.18 on: background writeback does not add to a congested server's
 	 * backlog; 5.18 gave up the call (the flusher moves on and must be woken
 	 * again), the 2024 fix waits for the hysteresis to clear instead */
-	if (!wbc->sync_all && m->async_congested) {
-		if (m->congestion_mode == NFS_CONG_SKIP)
-			return;
-		if (m->congestion_mode == NFS_CONG_WAIT)
-			while (m->async_congested)
-				sim_wait(s, &m->congestion_wq, 0);
+	switch (nfs_writepages_gate(m->congestion_mode, wbc->sync_all, m->cong.congested)) {
+	case NFS_GATE_SKIP:
+		return;
+	case NFS_GATE_WAIT:
+		while (m->cong.congested)
+			sim_wait(s, &m->congestion_wq, 0);
+		break;
+	case NFS_GATE_GO:
+		break;
 	}
 	while (ni->flushing)
 		sim_wait(s, &ni->flush_wq, 0);
@@ -149,7 +147,7 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	if (s->model->nfs_client->writeback_wait) {
 		/* nfs-wq4 with Feng Tang's fix: wait once per call, still holding
 		 * NFS_INO_FLUSHING, so the file's writer waits too */
-		while (m->async_congested)
+		while (m->cong.congested)
 			sim_wait(s, &m->congestion_wq, 0);
 	}
 	ni->flushing = 0;
@@ -179,21 +177,16 @@ static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *ino
 	struct nfs_inode *ni = inode->fs_private;
 	uint64_t npages = inode->nr_dirty + inode->nr_writeback + inode->nr_unstable;
 	int64_t tocommit = (int64_t)ni->ncommit;
-	if (s->model->nfs_client->commit_skip_empty && ni->ncommit == 0)
+	switch (nfs_commit_decide(s->model->nfs_client, wbc->sync_all, ni->ncommit, npages, inode->nr_writeback,
+				  ni->commit_locked)) {
+	case NFS_COMMIT_NOTHING:
 		return;
-	/* 4.x on: no WB_SYNC_NONE COMMIT while the file has WRITEs out; the
-	 * half-of-npages rule is gone */
-	int after_wb = s->model->nfs_client->commit_after_writeback;
-	if (after_wb && !wbc->sync_all && inode->nr_writeback) {
+	case NFS_COMMIT_LATER:
 		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
 		trace_commit(s, th, inode, wbc->chunk, tocommit, 0);
 		return;
-	}
-	/* 3.x: not worth a COMMIT yet, or one is in flight: stay datasync-dirty */
-	if (!ni->ncommit || (!after_wb && ((!wbc->sync_all && ni->ncommit <= npages / 2) || ni->commit_locked))) {
-		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
-		trace_commit(s, th, inode, wbc->chunk, tocommit, 0);
-		return;
+	case NFS_COMMIT_SEND:
+		break;
 	}
 	uint64_t sent = nfs_commit_send(s, m, inode);
 	/* commits count as written for the caller's budget (6.x too: __nfs_commit_inode) */
@@ -325,24 +318,12 @@ static uint64_t isqrt(uint64_t x)
  * wait-queue kernels scale it to (dirty_thresh + 1 MiB) / 8 */
 static void congestion_init(struct sim *s, struct nfs_mount *m)
 {
-	uint64_t kb = 16 * isqrt(s->total_pages) * 4;
-	if (kb > 256 * 1024)
-		kb = 256 * 1024;
-	uint64_t limit = kb / 4;
-	if (s->model->nfs_client->writeback_wait) {
-		uint64_t bg, thresh;
+	uint64_t bg = 0, thresh = 0;
+	int wq4 = s->model->nfs_client->writeback_wait;
+	if (wq4)
 		dirty_thresholds(s, &bg, &thresh);
-		uint64_t scaled = (thresh * 4 + 1024) / 8;
-		kb = scaled < kb ? scaled : kb;
-		limit = kb / 4;
-		uint64_t w = limit / 8 < 256 ? limit / 8 : 256;
-		m->cong_on = limit;
-		m->cong_off = limit - w;
-	} else {
-		m->cong_on = limit;
-		m->cong_off = limit - limit / 4;
-	}
-	m->congestion_kb = kb;
+	nfs_congestion_init(&m->cong, 16 * isqrt(s->total_pages) * 4, wq4, thresh * 4);
+	m->congestion_kb = m->cong.on * 4;
 	const char *mode = s->p.nfs.write_congestion;
 	m->congestion_mode = !strcmp(mode, "flag") ? NFS_CONG_FLAG : !strcmp(mode, "skip") ? NFS_CONG_SKIP :
 			     !strcmp(mode, "wait") ? NFS_CONG_WAIT : (int)s->model->nfs_client->congestion;
