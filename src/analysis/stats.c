@@ -4,7 +4,106 @@
 #include "stats.h"
 #include "../trace/trace_read.h"
 #include "../result/metrics.h"
-#include "control_metrics.h"
+#include "stats_control.h"
+
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* global_dirty_state */
+WBLAB_METRIC(WRITE_BW, "write_bw", "MB/s", METRIC_HIGHER, ERAS_ALL, "trace",
+	     "write bandwidth (flusher's written counter)")
+WBLAB_METRIC(DURATION_S, "duration_s", "s", METRIC_NONE, ERAS_ALL, "trace",
+	     "span of the global_dirty_state samples")
+WBLAB_METRIC(GDS_SAMPLES, "gds_samples", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "global_dirty_state samples")
+WBLAB_METRIC(FLUSHER_SAMPLES, "flusher_samples", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "global_dirty_state samples by the flusher")
+WBLAB_METRIC(DIRTIED_PAGES, "dirtied_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "last - first of the dirtied counter")
+WBLAB_METRIC(WRITTEN_PAGES, "written_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "last - first of the written counter")
+WBLAB_METRIC(DIRTIED_MB, "dirtied_mb", "MB", METRIC_NONE, ERAS_ALL, "trace", "dirtied_pages in MB")
+WBLAB_METRIC(WRITTEN_MB, "written_mb", "MB", METRIC_NONE, ERAS_ALL, "trace", "written_pages in MB")
+WBLAB_METRIC(NR_DIRTY_MAX_PAGES, "nr_dirty_max_pages", "pages", METRIC_LOWER, ERAS_ALL, "trace",
+	     "peak of dirty + writeback + unstable")
+WBLAB_METRIC(NR_DIRTY_MAX_MB, "nr_dirty_max_mb", "MB", METRIC_LOWER, ERAS_ALL, "trace",
+	     "nr_dirty_max_pages in MB")
+WBLAB_METRIC(NR_DIRTY_MEAN_PAGES, "nr_dirty_mean_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "time-weighted mean of dirty + writeback + unstable")
+WBLAB_METRIC(NR_DIRTY_MEAN_MB, "nr_dirty_mean_mb", "MB", METRIC_NONE, ERAS_ALL, "trace",
+	     "mean dirty+writeback+unstable")
+WBLAB_METRIC(NR_DIRTY_P95_PAGES, "nr_dirty_p95_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "time-weighted 95th percentile of nr_dirty")
+WBLAB_METRIC(DIRTY_MAX_PAGES, "dirty_max_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "peak of dirty")
+WBLAB_METRIC(DIRTY_MEAN_PAGES, "dirty_mean_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "time-weighted mean of dirty")
+WBLAB_METRIC(WRITEBACK_MAX_PAGES, "writeback_max_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "peak of writeback")
+WBLAB_METRIC(UNSTABLE_MAX_PAGES, "unstable_max_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "peak of unstable (NFS; absent on 6.x: 0)")
+WBLAB_METRIC(TIME_OVER_LIMIT_S, "time_over_limit_s", "s", METRIC_LOWER, ERAS_ALL, "trace",
+	     "time above the dirty limit")
+WBLAB_METRIC(TIME_OVER_LIMIT_PCT, "time_over_limit_pct", "%", METRIC_LOWER, ERAS_ALL, "trace",
+	     "time_over_limit_s in % of duration_s")
+WBLAB_METRIC(STALL_COUNT, "stall_count", "", METRIC_LOWER, ERAS_ALL, "trace",
+	     "device stalls: >= 200 ms with writeback > 0 and nothing written")
+WBLAB_METRIC(STALL_S_TOTAL, "stall_s_total", "s", METRIC_LOWER, ERAS_ALL, "trace",
+	     "summed span of the stalls")
+WBLAB_METRIC(STALL_MS_MAX, "stall_ms_max", "ms", METRIC_LOWER, ERAS_ALL, "trace", "longest stall")
+/* balance_dirty_pages, bdi_dirty_ratelimit */
+WBLAB_METRIC(BDP_EVENTS, "bdp_events", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "balance_dirty_pages events (0 in IO-ful eras)")
+WBLAB_METRIC(PAUSE_COUNT, "pause_count", "", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "balance_dirty_pages events with pause > 0")
+WBLAB_METRIC(PAUSE_MS_MEAN, "pause_ms_mean", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "mean balance_dirty_pages pause")
+WBLAB_METRIC(PAUSE_MS_P50, "pause_ms_p50", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "median balance_dirty_pages pause")
+WBLAB_METRIC(PAUSE_MS_P90, "pause_ms_p90", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "90th percentile of balance_dirty_pages pauses")
+WBLAB_METRIC(PAUSE_MS_P99, "pause_ms_p99", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "99th percentile of balance_dirty_pages pauses")
+WBLAB_METRIC(PAUSE_MS_MAX, "pause_ms_max", "ms", METRIC_LOWER, ERAS_IOLESS, "trace", "longest pause")
+WBLAB_METRIC(PAUSED_MS_MAX, "paused_ms_max", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "longest time one call spent throttled")
+WBLAB_METRIC(TASK_RATELIMIT_MEAN_KBPS, "task_ratelimit_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "mean task_ratelimit of balance_dirty_pages")
+WBLAB_METRIC(TASK_RATELIMIT_STEADY_KBPS, "task_ratelimit_steady_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS,
+	     "trace", "mean task_ratelimit over the second half of the trace")
+WBLAB_METRIC(RATELIMIT_UPDATES, "ratelimit_updates", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "bdi_dirty_ratelimit events (0 in IO-ful eras)")
+WBLAB_METRIC(DIRTY_RATELIMIT_MEAN_KBPS, "dirty_ratelimit_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS,
+	     "trace", "mean dirty_ratelimit of bdi_dirty_ratelimit")
+WBLAB_METRIC(BALANCED_RATELIMIT_MEAN_KBPS, "balanced_ratelimit_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS,
+	     "trace", "mean balanced_dirty_ratelimit of bdi_dirty_ratelimit")
+WBLAB_METRIC(AVG_WRITE_BW_MEAN_KBPS, "avg_write_bw_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "mean avg_write_bw of bdi_dirty_ratelimit")
+/* 3.1 and NFS events */
+WBLAB_METRIC(BALANCE_DIRTY_START_EVENTS, "balance_dirty_start_events", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "balance_dirty_start events (3.1; 0 elsewhere)")
+WBLAB_METRIC(BALANCE_DIRTY_WAIT_EVENTS, "balance_dirty_wait_events", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "balance_dirty_wait events (3.1; 0 elsewhere)")
+WBLAB_METRIC(BDW_COUNT, "bdw_count", "", METRIC_NONE, ERAS_IOFUL, "trace",
+	     "balance_dirty_start-to-wait spans")
+WBLAB_METRIC(BDW_MS_MEAN, "bdw_ms_mean", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "mean span")
+WBLAB_METRIC(BDW_MS_P50, "bdw_ms_p50", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "median span")
+WBLAB_METRIC(BDW_MS_P90, "bdw_ms_p90", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "90th percentile span")
+WBLAB_METRIC(BDW_MS_P99, "bdw_ms_p99", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "99th percentile span")
+WBLAB_METRIC(BDW_MS_MAX, "bdw_ms_max", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "longest span")
+WBLAB_METRIC(COMMIT_EVENTS, "commit_events", "", METRIC_NONE, ERAS_NOT_6X, "trace",
+	     "nfs_commit_unstable_pages events with ret > 0 (NFS)")
+WBLAB_METRIC(COMMIT_PAGES_MEAN, "commit_pages_mean", "pages", METRIC_NONE, ERAS_NOT_6X, "trace",
+	     "mean ret of those events")
+/* per task */
+WBLAB_METRIC(TASKS, "tasks", "", METRIC_NONE, ERAS_ALL, "task", "writer tasks with a bandwidth")
+WBLAB_METRIC(TASK_BW_N, "task_bw_N", "MB/s", METRIC_NONE, ERAS_ALL, "task",
+	     "bandwidth of the N-th task, by pid order")
+WBLAB_METRIC(TASK_BW_MIN, "task_bw_min", "MB/s", METRIC_HIGHER, ERAS_ALL, "task", "slowest task")
+WBLAB_METRIC(TASK_BW_MAX, "task_bw_max", "MB/s", METRIC_NONE, ERAS_ALL, "task", "fastest task")
+WBLAB_METRIC(TASK_BW_SUM, "task_bw_sum", "MB/s", METRIC_HIGHER, ERAS_ALL, "task", "sum over tasks")
+WBLAB_METRIC(FAIRNESS_JAIN, "fairness_jain", "", METRIC_HIGHER, ERAS_ALL, "task",
+	     "Jain's fairness index of per-task bandwidth")
 
 #define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
 #define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
@@ -55,7 +154,7 @@ struct stats_acc {
 	uint64_t ncommit_sent, commit_pages;
 	struct extra extra[STATS_MAX_EXTRA];
 	int nextra;
-	struct control_acc ctl;         /* control-loop quality (control_metrics.c) */
+	struct control_acc ctl;         /* control-loop quality (stats_control.c) */
 };
 
 struct stats_acc *stats_new(void)
@@ -560,8 +659,8 @@ int stats_write(struct stats_acc *s, FILE *f)
 		stats_put(f, METRIC_KEY(COMMIT_EVENTS), (double)s->ncommit_sent);
 		stats_put(f, METRIC_KEY(COMMIT_PAGES_MEAN), (double)s->commit_pages / (double)s->ncommit_sent);
 	}
-	control_write(&s->ctl, f, bdp || bdr);
 	write_tasks(s, f);
+	control_write(&s->ctl, f, bdp || bdr);
 	for (int i = 0; i < s->nextra; i++)
 		stats_put(f, s->extra[i].name, s->extra[i].value);
 	return ferror(f) ? -1 : 0;

@@ -201,7 +201,8 @@ static int combo_group(const struct sim_matrix *m, int c, struct wb_case *cs, ch
 				 "characters)", cs->name, cs->group, one, sizeof(cs->group) - 1);
 			return -1;
 		}
-		snprintf(cs->group + gl, sizeof(cs->group) - gl, "/%s", one);
+		cs->group[gl] = '/';
+		memcpy(cs->group + gl + 1, one, strlen(one) + 1);   /* fits: checked above */
 	}
 	return case_group_check(cs->group, err, n);
 }

@@ -19,6 +19,38 @@
 #include "../util/util.h"
 #include "../result/metrics.h"
 
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* the simulated NFS client (as /proc/self/mountstats) */
+WBLAB_METRIC(NFS_NR_WRITES, "nfs_nr_writes", "", METRIC_NONE, ERAS_NONE, "nfs", "WRITE RPCs")
+WBLAB_METRIC(NFS_NR_COMMITS, "nfs_nr_commits", "", METRIC_NONE, ERAS_NONE, "nfs", "COMMIT RPCs")
+WBLAB_METRIC(NFS_WRITE_SIZE, "nfs_write_size", "MB", METRIC_HIGHER, ERAS_NONE, "nfs", "bytes per WRITE")
+WBLAB_METRIC(NFS_COMMIT_SIZE, "nfs_commit_size", "MB", METRIC_HIGHER, ERAS_NONE, "nfs",
+	     "bytes written per COMMIT")
+WBLAB_METRIC(NFS_WRITE_QUEUE_TIME, "nfs_write_queue_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "queue time per WRITE")
+WBLAB_METRIC(NFS_WRITE_RTT_TIME, "nfs_write_rtt_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "round trip per WRITE")
+WBLAB_METRIC(NFS_WRITE_EXECUTE_TIME, "nfs_write_execute_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "execute time per WRITE")
+WBLAB_METRIC(NFS_COMMIT_QUEUE_TIME, "nfs_commit_queue_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "queue time per COMMIT")
+WBLAB_METRIC(NFS_COMMIT_RTT_TIME, "nfs_commit_rtt_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "round trip per COMMIT")
+WBLAB_METRIC(NFS_COMMIT_EXECUTE_TIME, "nfs_commit_execute_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "execute time per COMMIT")
+WBLAB_METRIC(NFS_FILE_SYNC_WRITES, "nfs_file_sync_writes", "", METRIC_NONE, ERAS_NONE, "nfs",
+	     "WRITEs sent FILE_SYNC")
+WBLAB_METRIC(NFS_BACKLOG_WAITS, "nfs_backlog_waits", "", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "requests that found the RPC slot table full")
+WBLAB_METRIC(NFS_BACKLOG_MAX, "nfs_backlog_max", "", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "most requests asleep on the backlog at once")
+WBLAB_METRIC(NFS_WRITEPAGES_MEAN_PAGES, "nfs_writepages_mean_pages", "pages", METRIC_NONE, ERAS_NONE, "nfs",
+	     "mean pages per writepages call")
+WBLAB_METRIC(NFS_SERVER_DISK_MB, "nfs_server_disk_mb", "MB", METRIC_NONE, ERAS_NONE, "nfs",
+	     "written to the server's disk")
+
 static struct nfs_mount *mount_of(const struct inode *inode)
 {
 	return inode->bdi->dev;

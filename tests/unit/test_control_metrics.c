@@ -1,4 +1,4 @@
-/* control_metrics.c on synthetic series whose answers are worked out by hand.
+/* stats_control.c on synthetic series whose answers are worked out by hand.
  *
  * Thresholds thresh=1000 bg_thresh=600 limit=1000: freerun ceiling 800, hard
  * limit 1000, setpoint (800 + 1000) / 2 = 900; the 5 % band is 855..945 and
@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "analysis/control_metrics.h"
+#include "analysis/stats_control.h"
 
 static struct wb_event ev(enum wb_event_type type, double t, int pid)
 {

@@ -3,8 +3,8 @@
  * feeds every event and prints these rows (src/result/metrics.h) where it
  * prints the control block; docs/stats.md "Control-loop quality" defines
  * every figure.  The knobs below are that definition's constants. */
-#ifndef WBLAB_CONTROL_METRICS_H
-#define WBLAB_CONTROL_METRICS_H
+#ifndef WBLAB_STATS_CONTROL_H
+#define WBLAB_STATS_CONTROL_H
 #include <stdint.h>
 #include <stdio.h>
 #include "../trace/event.h"

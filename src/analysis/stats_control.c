@@ -16,9 +16,50 @@
  * until the next sample.  Everything is counters and running extremes. */
 #include <math.h>
 #include <string.h>
-#include "control_metrics.h"
+#include "stats_control.h"
 #include "stats.h"
 #include "../result/metrics.h"
+
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* control-loop quality (stats_control.c; docs/stats.md "Control-loop quality") */
+WBLAB_METRIC(WRITE_BW_STEADY, "write_bw_steady", "MB/s", METRIC_HIGHER, ERAS_ALL, "trace",
+	     "written slope from the end of ramp-up to the last sample that dirtied")
+WBLAB_METRIC(SETPOINT_MEAN_PAGES, "setpoint_mean_pages", "pages", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "time-weighted mean setpoint after ramp-up")
+WBLAB_METRIC(SETPOINT_ERR_MEAN_PAGES, "setpoint_err_mean_pages", "pages", METRIC_LOWER, ERAS_IOLESS,
+	     "trace", "mean |nr_dirty - setpoint| after ramp-up")
+WBLAB_METRIC(SETPOINT_ERR_RMS_PAGES, "setpoint_err_rms_pages", "pages", METRIC_LOWER, ERAS_IOLESS,
+	     "trace", "RMS of nr_dirty - setpoint after ramp-up")
+WBLAB_METRIC(SETPOINT_ERR_MEAN_PCT, "setpoint_err_mean_pct", "%", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "mean |nr_dirty - setpoint| in % of the setpoint")
+WBLAB_METRIC(SETPOINT_ERR_RMS_PCT, "setpoint_err_rms_pct", "%", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "RMS of the error in % of the setpoint")
+WBLAB_METRIC(SETPOINT_BAND_PCT, "setpoint_band_pct", "%", METRIC_HIGHER, ERAS_IOLESS, "trace",
+	     "time after ramp-up within 5 % of the setpoint")
+WBLAB_METRIC(SETTLE_START_S, "settle_start_s", "s", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "first sample to settling within 5 % of the setpoint")
+WBLAB_METRIC(DISTURBANCES, "disturbances", "", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "setpoint moves and writer-count changes after settling")
+WBLAB_METRIC(SETTLE_S_MEAN, "settle_s_mean", "s", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "mean disturbance-to-settling time")
+WBLAB_METRIC(SETTLE_S_MAX, "settle_s_max", "s", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "longest disturbance-to-settling time")
+WBLAB_METRIC(DIRTY_OSC_AMP_PAGES, "dirty_osc_amp_pages", "pages", METRIC_LOWER, ERAS_ALL, "trace",
+	     "half the mean peak-to-trough swing of nr_dirty after ramp-up")
+WBLAB_METRIC(DIRTY_OSC_AMP_PCT, "dirty_osc_amp_pct", "%", METRIC_LOWER, ERAS_ALL, "trace",
+	     "dirty_osc_amp_pages in % of the target (setpoint; 3.1: freerun ceiling)")
+WBLAB_METRIC(DIRTY_OSC_PERIOD_S, "dirty_osc_period_s", "s", METRIC_NONE, ERAS_ALL, "trace",
+	     "mean peak-to-peak time of nr_dirty")
+WBLAB_METRIC(RATELIMIT_OSC_AMP_KBPS, "ratelimit_osc_amp_kbps", "KB/s", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "half the mean swing of dirty_ratelimit (first bdi) after ramp-up")
+WBLAB_METRIC(RATELIMIT_OSC_PERIOD_S, "ratelimit_osc_period_s", "s", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "mean peak-to-peak time of dirty_ratelimit")
+WBLAB_METRIC(TASK_RATELIMIT_FAIR_RATIO, "task_ratelimit_fair_ratio", "", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "mean task_ratelimit / (avg_write_bw / dirtying tasks) after ramp-up")
+WBLAB_METRIC(TASK_RATELIMIT_FAIR_ERR_PCT, "task_ratelimit_fair_err_pct", "%", METRIC_LOWER, ERAS_IOLESS,
+	     "trace", "mean |that ratio - 1| in %")
 
 #define PAGE_MB (1.0 / 256)
 #define RECOUNT_US 100000        /* dirtying tasks are recounted this often */
