@@ -129,6 +129,8 @@ static void blk_report(struct sim *s, struct bdi *bdi, struct stats_acc *st, con
 	/* busy time is booked when an operation starts: the last may end after the run */
 	stats_set(st, METRIC_KEY(DEV_BUSY_PCT), secs > 0 ? (busy < secs ? 100 * busy / secs : 100) : 0);
 	stats_set(st, METRIC_KEY(DEV_REPOSITIONS_PER_S), secs > 0 ? (double)repos / secs : 0);
+	/* the run's own device bandwidth, as a real run's diskstats give it */
+	stats_set(st, METRIC_KEY(DEV_WRITE_BW), secs > 0 ? (double)q->completed_pages / 256 / secs : 0);
 }
 
 static void blk_bdi_destroy(void *dev)

@@ -49,7 +49,7 @@ WBLAB_METRIC(VMSTAT_DIRTIED_BW, "vmstat_dirtied_bw", "MB/s", METRIC_NONE, ERAS_N
 WBLAB_METRIC(DEV_WRITTEN_MB, "dev_written_mb", "MB", METRIC_NONE, ERAS_NONE, "real",
 	     "written to the device (its stat file)")
 WBLAB_METRIC(DEV_WRITE_BW, "dev_write_bw", "MB/s", METRIC_HIGHER, ERAS_NONE, "real",
-	     "dev_written_mb / runtime_s")
+	     "dev_written_mb / runtime_s (simulated: the block layer's completions / run)")
 WBLAB_METRIC(DEV_WRITE_IOS, "dev_write_ios", "", METRIC_NONE, ERAS_NONE, "real", "write IOs of the device")
 WBLAB_METRIC(DEV_WRITE_KB_MEAN, "dev_write_kb_mean", "KB", METRIC_HIGHER, ERAS_NONE, "real",
 	     "mean device write size")
