@@ -1,6 +1,7 @@
 /* wblab plot: series extraction, display decimation, gnuplot data and scripts.
  * See plot.h for the contract and docs/plot-report.md for the graphs. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "decimate.h"
 #include "plot.h"
 #include "stats.h"
 #include "../result/result.h"
@@ -464,24 +466,29 @@ const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_gr
 
 /* ---- data files and scripts ------------------------------------------------- */
 
+/* Every graph has the same fixed plot area (margins set in the script, at
+ * screen fractions), so the pixel grid each series is decimated to is known:
+ * the SVG's (the report's copy, 800x500) PLOT_COLS x PLOT_ROWS.  The PNG for
+ * mail is drawn larger from the same points. */
+#define PLOT_W 800
+#define PLOT_H 500
+#define PNG_W 1024
+#define PNG_H 640
+#define PLOT_LM 0.08
+#define PLOT_RM 0.70
+#define PLOT_BM 0.10
+#define PLOT_TM 0.92
+#define PLOT_COLS 496        /* (PLOT_RM - PLOT_LM) * PLOT_W */
+#define PLOT_ROWS 410        /* (PLOT_TM - PLOT_BM) * PLOT_H */
+
 /* One series of one run as it goes into G.dat and the plot command. */
 struct line {
 	const struct plot_series *s;
 	const char *title, *with, *color;
 	int y2, run;
+	struct dec_point *p;    /* kept points, seconds from the run's first event */
+	size_t n;
 };
-
-struct dat_ctx {
-	FILE *f;
-	int64_t t0;
-};
-
-static int dat_point(void *arg, int64_t t, double v)
-{
-	struct dat_ctx *c = arg;
-	fprintf(c->f, "%.6f %.6g\n", (double)(t - c->t0) / 1e6, v);
-	return 0;
-}
 
 /* Lists the drawable series of graph g for one run. */
 static int collect(struct plot_run *r, int run, enum plot_graph g, struct line *out, int max)
@@ -490,7 +497,7 @@ static int collect(struct plot_run *r, int run, enum plot_graph g, struct line *
 	if (g == PG_BDP_TASK_BW) {
 		for (int i = 0; i < r->ntasks && n < max; i++)
 			out[n++] = (struct line){ &r->tasks[i].s, r->tasks[i].title, "lines lw 2",
-						  task_colors[i % PLOT_MAX_TASKS], 0, run };
+						  task_colors[i % PLOT_MAX_TASKS], 0, run, NULL, 0 };
 		return n;
 	}
 	for (int i = 0; i < S_COUNT && n < max; i++) {
@@ -499,9 +506,104 @@ static int collect(struct plot_run *r, int run, enum plot_graph g, struct line *
 		const char *title = sdefs[i].title;
 		if (i == S_SUM && !r->s[S_UNSTABLE].fed)
 			title = "dirty+writeback";
-		out[n++] = (struct line){ &r->s[i], title, sdefs[i].with, sdefs[i].color, sdefs[i].y2, run };
+		out[n++] = (struct line){ &r->s[i], title, sdefs[i].with, sdefs[i].color, sdefs[i].y2,
+					  run, NULL, 0 };
 	}
 	return n;
+}
+
+static int is_markers(const struct line *l)
+{
+	return !strncmp(l->with, "points", 6);
+}
+
+struct fill_ctx {
+	struct dec_point *p;
+	size_t n;
+	int64_t t0;
+};
+
+static int fill_point(void *arg, int64_t t, double v)
+{
+	struct fill_ctx *c = arg;
+	c->p[c->n++] = (struct dec_point){ (double)(t - c->t0) / 1e6, v };
+	return 0;
+}
+
+/* The bucketed points of a series, in seconds from the run's first event. */
+static int materialize(struct line *l, int64_t t0)
+{
+	size_t cap = 2 * (size_t)(l->s->cap > 0 ? l->s->cap : 1);
+	struct fill_ctx c = { malloc(cap * sizeof(*c.p)), 0, t0 };
+	if (!c.p)
+		return -1;
+	plot_series_each(l->s, fill_point, &c);
+	l->p = c.p;
+	l->n = c.n;
+	return 0;
+}
+
+/* One y axis: its range and whether it was capped for robustness. */
+struct axis {
+	int used, log;
+	double lo, hi;          /* drawn range */
+	double max;             /* highest value of any point */
+	int capped;             /* hi < max: points above are marked on the top edge */
+	size_t above;           /* points above hi (before decimation to pixels) */
+};
+
+/* Graphs whose y1 values are per-call samples: a start-up burst (a 1200 ms
+ * first pause, a first bandwidth estimate) would squash the steady state, so
+ * their axis is set by the points after the first tenth of the run, and what
+ * lies above is marked on the top edge instead. */
+static int robust_y1(enum plot_graph g)
+{
+	return g == PG_BDP_PAUSE || g == PG_BDP_BANDWIDTH;
+}
+
+#define RAMP_FRACTION 0.10
+#define CAP_FACTOR 1.5      /* cap only when the outliers are this much higher */
+
+static void axis_range(struct axis *a, const struct line *l, int n, int y2, double xmax, int robust)
+{
+	double steady = -HUGE_VAL;
+	int first = 1;
+	for (int i = 0; i < n; i++) {
+		if (l[i].y2 != y2)
+			continue;
+		for (size_t k = 0; k < l[i].n; k++) {
+			double v = l[i].p[k].v;
+			if (a->log && !(v > 0))
+				continue;
+			if (first || v < a->lo)
+				a->lo = v;
+			if (first || v > a->max)
+				a->max = v;
+			first = 0;
+			if (l[i].p[k].t >= RAMP_FRACTION * xmax && v > steady)
+				steady = v;
+		}
+	}
+	a->used = !first;
+	if (!a->used)
+		return;
+	a->hi = a->max;
+	if (robust && steady > 0 && a->max > CAP_FACTOR * steady) {
+		a->hi = steady * 1.05;
+		a->capped = 1;
+	}
+	if (!a->log && a->lo > 0)
+		a->lo = 0;      /* amounts: from zero */
+	if (!(a->hi > a->lo))
+		a->hi = a->log ? a->lo * 2 : a->lo + 1;
+}
+
+static void decimate_line(struct line *l, const struct axis *a, double xmax)
+{
+	struct dec_grid g = { .x0 = 0, .x1 = xmax, .cols = PLOT_COLS, .y0 = a->lo, .y1 = a->hi,
+			      .rows = PLOT_ROWS, .ylog = a->log };
+	/* in place: the output never runs ahead of the input */
+	l->n = decimate_columns(l->p, l->n, &g, is_markers(l) ? DEC_MARKERS : DEC_LINES, l->p);
 }
 
 /* gnuplot single-quoted string: only ' needs doubling. */
@@ -516,40 +618,122 @@ static void gp_str(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-static void gp_header(FILE *f, enum plot_graph g, const char *title, int y2used)
+/* Tics of a log axis at 1, 2, 5 x 10^k (only 10^k over more than three
+ * decades), printed plainly: 0.01, not 0.00390625. */
+static void gp_log_tics(FILE *f, const char *axis, double lo, double hi)
+{
+	int d0 = (int)floor(log10(lo)), d1 = (int)ceil(log10(hi));
+	static const double steps[] = { 1, 2, 5 };
+	int sub = d1 - d0 <= 3 ? 3 : 1, first = 1;
+	fprintf(f, "set %stics (", axis);
+	for (int d = d0; d <= d1; d++)
+		for (int i = 0; i < sub; i++) {
+			double v = steps[i] * pow(10, d);
+			if (v < lo / 1.0001 || v > hi * 1.0001)
+				continue;
+			fprintf(f, "%s'%g' %g", first ? "" : ", ", v, v);
+			first = 0;
+		}
+	fputs(")\n", f);
+	if (first)
+		fprintf(f, "set %stics autofreq\n", axis);
+}
+
+static void gp_axis(FILE *f, const char *axis, const struct axis *a)
+{
+	if (a->log) {
+		/* a little room on a log scale is a factor, not an offset */
+		fprintf(f, "set logscale %s 2\nset %srange [%g:%g]\n", axis, axis, a->lo / 1.2, a->hi * 1.2);
+		gp_log_tics(f, axis, a->lo / 1.2, a->hi * 1.2);
+	} else {
+		double room = (a->hi - a->lo) * 0.05;
+		fprintf(f, "set %srange [%g:%g]\nset format %s '%%g'\n", axis, a->lo,
+			a->hi + (a->capped ? 0 : room), axis);
+	}
+}
+
+static void gp_header(FILE *f, enum plot_graph g, const char *title, const struct axis *ax,
+		      double xmax)
 {
 	const struct gdef *d = &gdefs[g];
 	fprintf(f, "# %s, written by wblab plot.  Data: %s.dat, one block per series\n"
-		   "# (gnuplot 'index N'; columns: seconds since the first trace event, value).\n"
-		   "# Edit and run `gnuplot %s.gp` in this directory to redraw.\n",
-		d->name, d->name, d->name);
+		   "# (gnuplot 'index N'; columns: seconds since the first trace event, value),\n"
+		   "# decimated to this plot area's %dx%d pixels: each column keeps its lowest\n"
+		   "# and highest point.  Edit and run `gnuplot %s.gp` in this directory to redraw.\n"
+		   "reset\n",
+		d->name, d->name, PLOT_COLS, PLOT_ROWS, d->name);
 	fputs("set title ", f);
 	gp_str(f, title);
-	fprintf(f, "\nset xlabel 'time (s)'\nset ylabel '%s'\nset grid\nset xrange [0:*]\n"
-		   "set key outside right top vertical\nset offsets 0, 0, graph 0.05, 0\n", d->ylabel);
-	if (d->y2label && y2used) {
+	fprintf(f, "\nset xlabel 'time (s)'\nset ylabel '%s'\nset grid\nset xrange [0:%g]\n"
+		   "set format x '%%g'\nset key outside right top vertical\n"
+		   "set lmargin at screen %.2f\nset rmargin at screen %.2f\n"
+		   "set bmargin at screen %.2f\nset tmargin at screen %.2f\n",
+		d->ylabel, xmax > 0 ? xmax : 1, PLOT_LM, PLOT_RM, PLOT_BM, PLOT_TM);
+	if (ax[0].used)
+		gp_axis(f, "y", &ax[0]);
+	if (d->y2label && ax[1].used) {
 		fprintf(f, "set y2label '%s'\nset y2tics\nset ytics nomirror\n", d->y2label);
-		if (d->y2log)
-			fputs("set logscale y2 2\n", f);
+		gp_axis(f, "y2", &ax[1]);
 	}
-	if (g == PG_GLOBAL_DIRTY_STATE || g == PG_BDP_PAGES)
-		fputs("set yrange [0:*]\n", f);
+}
+
+/* The second run of an overlay: its own colour (hue turned half way round),
+ * dashed, open markers, so neither hides the other. */
+static void run_color(const char *c, int run, char *out, size_t n)
+{
+	unsigned r, g, b;
+	if (!run || sscanf(c, "#%2x%2x%2x", &r, &g, &b) != 3) {
+		snprintf(out, n, "%s", c);
+		return;
+	}
+	if (r == g && g == b) {             /* black/grey: a dark red-brown */
+		snprintf(out, n, "#a05000");
+		return;
+	}
+	/* rotate the hue by 180 degrees (r,g,b -> max+min-r, ...) and darken */
+	unsigned mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
+	unsigned mn = r < g ? (r < b ? r : b) : (g < b ? g : b);
+	snprintf(out, n, "#%02x%02x%02x", (mx + mn - r) * 3 / 4, (mx + mn - g) * 3 / 4,
+		 (mx + mn - b) * 3 / 4);
 }
 
 static void gp_plot(FILE *f, const char *name, const struct line *l, int n, int nruns,
-		    struct plot_run *const *runs)
+		    struct plot_run *const *runs, const struct axis *ax, int nabove)
 {
 	fputs("plot \\\n", f);
+	if (nruns > 1)
+		for (int r = 0; r < nruns; r++) {
+			char title[200];
+			snprintf(title, sizeof(title), "%s: %s", r ? "dashed" : "solid", runs[r]->label);
+			fprintf(f, "  NaN with lines lc rgb 'black' dt %d lw 2 title ", r ? 2 : 1);
+			gp_str(f, title);
+			fputs(", \\\n", f);
+		}
 	for (int i = 0; i < n; i++) {
-		char title[256];
+		char title[256], color[32], with[64];
 		if (nruns > 1)
 			snprintf(title, sizeof(title), "%s (%s)", l[i].title, runs[l[i].run]->label);
 		else
 			snprintf(title, sizeof(title), "%s", l[i].title);
-		fprintf(f, "  '%s.dat' index %d using 1:2 axes x1%s with %s lc rgb '%s' dt %d title ",
-			name, i, l[i].y2 ? "y2" : "y1", l[i].with, l[i].color, l[i].run ? 2 : 1);
+		run_color(l[i].color, l[i].run, color, sizeof(color));
+		snprintf(with, sizeof(with), "%s", is_markers(&l[i]) ? "lines lw 3" : l[i].with);
+		fprintf(f, "  '%s.dat' index %d using 1:2 axes x1%s with %s lc rgb '%s' dt %d ",
+			name, i, l[i].y2 ? "y2" : "y1", with, color,
+			l[i].run && !is_markers(&l[i]) ? 2 : 1);
+		if (is_markers(&l[i]))  /* the strokes draw the markers; the key shows one */
+			fprintf(f, "notitle, \\\n  NaN with points pt 7 ps 0.6 lc rgb '%s' title ", color);
+		else
+			fputs("title ", f);
 		gp_str(f, title);
-		fputs(i + 1 < n ? ", \\\n" : "\n", f);
+		fputs(i + 1 < n || nabove ? ", \\\n" : "\n", f);
+	}
+	if (nabove) {
+		char title[128];
+		snprintf(title, sizeof(title), "above the y range (max %.4g)", ax[0].max);
+		fprintf(f, "  '%s.dat' index %d using 1:2 with points pt 9 ps 0.8 lc rgb 'black' title ",
+			name, n);
+		gp_str(f, title);
+		fputc('\n', f);
 	}
 }
 
@@ -575,47 +759,75 @@ static int close_out(FILE *f, const char *outdir, const char *name, const char *
 	return 0;
 }
 
-static int count_point(void *arg, int64_t t, double v)
+/* Points above a capped y1 axis, one mark per pixel column on its top edge. */
+static size_t above_marks(const struct line *l, int n, const struct axis *a, double xmax,
+			  struct dec_point *out)
 {
-	(void)arg;
-	(void)t;
-	(void)v;
-	return 0;
+	size_t m = 0;
+	char seen[PLOT_COLS] = { 0 };
+	for (int i = 0; i < n; i++) {
+		if (l[i].y2)
+			continue;
+		for (size_t k = 0; k < l[i].n; k++) {
+			if (!(l[i].p[k].v > a->hi))
+				continue;
+			int c = xmax > 0 ? (int)(l[i].p[k].t * PLOT_COLS / xmax) : 0;
+			c = c < 0 ? 0 : c >= PLOT_COLS ? PLOT_COLS - 1 : c;
+			if (seen[c]++)
+				continue;
+			out[m++] = (struct dec_point){ l[i].p[k].t, a->hi };
+		}
+	}
+	return m;
 }
 
+/* A marker is written as a stroke half a pixel long, drawn with round caps:
+ * in SVG that is a few bytes of one path instead of one element per marker
+ * (5x smaller), and it looks the same. */
 static int write_dat(const char *outdir, const char *name, const struct line *l, int n,
-		     struct plot_run *const *runs, char *err, size_t errlen)
+		     struct plot_run *const *runs, const struct dec_point *above, size_t nabove,
+		     double xmax, char *err, size_t errlen)
 {
+	double dot = 0.5 * (xmax > 0 ? xmax : 1) / PLOT_COLS;
 	FILE *f = open_out(outdir, name, "dat", err, errlen);
 	if (!f)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		struct dat_ctx c = { f, runs[l[i].run]->t0 };
-		fprintf(f, "%s# index %d: %s, run %s (%llu points, %llu before decimation)\n",
-			i ? "\n\n" : "", i, l[i].title, runs[l[i].run]->label,
-			(unsigned long long)plot_series_each(l[i].s, count_point, NULL),
+		fprintf(f, "%s# index %d: %s, run %s (%zu points, %llu before decimation)\n",
+			i ? "\n\n" : "", i, l[i].title, runs[l[i].run]->label, l[i].n,
 			(unsigned long long)l[i].s->fed);
-		plot_series_each(l[i].s, dat_point, &c);
+		for (size_t k = 0; k < l[i].n; k++)
+			if (is_markers(&l[i]))
+				fprintf(f, "%.6f %.6g\n%.6f %.6g\n\n", l[i].p[k].t, l[i].p[k].v,
+					l[i].p[k].t + dot, l[i].p[k].v);
+			else
+				fprintf(f, "%.6f %.6g\n", l[i].p[k].t, l[i].p[k].v);
+	}
+	if (nabove) {
+		fprintf(f, "\n\n# index %d: marks on the top edge where a point lies above the y range\n",
+			n);
+		for (size_t k = 0; k < nabove; k++)
+			fprintf(f, "%.6f %.6g\n", above[k].t, above[k].v);
 	}
 	return close_out(f, outdir, name, "dat", err, errlen);
 }
 
 static int write_gp(const char *outdir, enum plot_graph g, const char *title, const struct line *l,
-		    int n, struct plot_run *const *runs, int nruns, char *err, size_t errlen)
+		    int n, struct plot_run *const *runs, int nruns, const struct axis *ax,
+		    double xmax, int nabove, char *err, size_t errlen)
 {
 	const char *name = gdefs[g].name;
 	FILE *f = open_out(outdir, name, "gp", err, errlen);
 	if (!f)
 		return -1;
-	int y2used = 0;
-	for (int i = 0; i < n; i++)
-		y2used |= l[i].y2;
-	gp_header(f, g, title, y2used);
-	fprintf(f, "set terminal pngcairo size 1280,800 noenhanced font 'sans,10'\n"
-		   "set output '%s.png'\n", name);
-	gp_plot(f, name, l, n, nruns, runs);
-	fprintf(f, "set terminal svg size 1280,800 noenhanced font 'sans,12' background rgb 'white'\n"
-		   "set output '%s.svg'\nreplot\nset output\n", name);
+	gp_header(f, g, title, ax, xmax);
+	/* gd's png is several times cheaper than pngcairo for these line graphs
+	 * (docs/plot-report.md has the measurement); the SVG is the sharp copy */
+	fprintf(f, "set terminal png size %d,%d noenhanced rounded font 'sans,10'\n"
+		   "set output '%s.png'\n", PNG_W, PNG_H, name);
+	gp_plot(f, name, l, n, nruns, runs, ax, nabove);
+	fprintf(f, "set terminal svg size %d,%d noenhanced rounded font 'sans,10' background rgb 'white'\n"
+		   "set output '%s.svg'\nreplot\nset output\n", PLOT_W, PLOT_H, name);
 	return close_out(f, outdir, name, "gp", err, errlen);
 }
 
@@ -623,7 +835,7 @@ int plot_write_graph(struct plot_run *const *runs, int nruns, enum plot_graph g,
 		     const char *title, const char *outdir, char *err, size_t errlen)
 {
 	struct line l[2 * (S_COUNT + PLOT_MAX_TASKS)];
-	int n = 0;
+	int n = 0, rc = -1;
 	for (int i = 0; i < nruns; i++)
 		n += collect(runs[i], i, g, l + n, (int)ARRAY_SIZE(l) - n);
 	if (!n) {
@@ -638,9 +850,36 @@ int plot_write_graph(struct plot_run *const *runs, int nruns, enum plot_graph g,
 				len += snprintf(full + len, sizeof(full) - (size_t)len, "%s pid %d",
 						i ? "," : " -", runs[i]->bdp_pid);
 	}
-	if (write_dat(outdir, gdefs[g].name, l, n, runs, err, errlen))
-		return -1;
-	return write_gp(outdir, g, full, l, n, runs, nruns, err, errlen);
+	double xmax = 0;
+	struct dec_point *above = NULL;
+	size_t nabove = 0;
+	for (int i = 0; i < n; i++) {
+		if (materialize(&l[i], runs[l[i].run]->t0)) {
+			snprintf(err, errlen, "out of memory");
+			n = i;
+			goto out;
+		}
+		for (size_t k = 0; k < l[i].n; k++)
+			if (l[i].p[k].t > xmax)
+				xmax = l[i].p[k].t;
+	}
+	struct axis ax[2] = { { .log = 0 }, { .log = gdefs[g].y2log } };
+	axis_range(&ax[0], l, n, 0, xmax, robust_y1(g));
+	axis_range(&ax[1], l, n, 1, xmax, 0);
+	if (ax[0].capped) {
+		above = malloc((size_t)PLOT_COLS * sizeof(*above));
+		if (above)
+			nabove = above_marks(l, n, &ax[0], xmax, above);
+	}
+	for (int i = 0; i < n; i++)
+		decimate_line(&l[i], &ax[l[i].y2], xmax);
+	if (!write_dat(outdir, gdefs[g].name, l, n, runs, above, nabove, xmax, err, errlen))
+		rc = write_gp(outdir, g, full, l, n, runs, nruns, ax, xmax, nabove > 0, err, errlen);
+out:
+	for (int i = 0; i < n; i++)
+		free(l[i].p);
+	free(above);
+	return rc;
 }
 
 /* ---- running gnuplot -------------------------------------------------------- */
