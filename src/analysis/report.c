@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,12 +296,105 @@ static const char css[] =
 	"figure{margin:0;border:1px solid #ddd;padding:4px}\n"
 	".graphs{display:grid;grid-template-columns:repeat(auto-fit,minmax(600px,1fr));gap:8px}\n"
 	"figure svg{width:100%;height:auto;display:block}\n"
+	"figure svg g{stroke-linecap:round;stroke-linejoin:round}\n"
 	"figcaption{font-weight:bold;font-family:monospace}\n"
 	".kvgrid{columns:3 22em}.kvgrid table{width:100%}\n"
 	"nav li{font-family:monospace}code{background:#f3f3f3;padding:0 3px}\n";
 
+/* A length in tenths of a pixel, printed in pixels: 5760 -> "576", -5 -> "-.5". */
+static void put_tenths(FILE *out, long t)
+{
+	if (t < 0) {
+		fputc('-', out);
+		t = -t;
+	}
+	if (t >= 10 || t == 0)
+		fprintf(out, "%ld", t / 10);
+	if (t % 10)
+		fprintf(out, ".%ld", t % 10);
+}
+
+/* gnuplot writes path data as absolute "M x,y L x,y ..." with two decimals.
+ * Rewritten to tenths of a pixel (the page shows graphs at about their
+ * size), relative after each M (h, v or l, and l repeated implicitly), the
+ * same path takes about a third of the bytes and draws the same.  Data with
+ * anything but M, L, Z and numbers is copied as it is.  Returns the end of
+ * the data (its closing quote) or NULL when it was not rewritten. */
+static const char *compact_path(FILE *out, const char *d, char quote)
+{
+	const char *end = strchr(d, quote);
+	if (!end)
+		return NULL;
+	for (const char *q = d; q < end; q++)
+		if (!strchr("MLZ0123456789.,- \t\n", *q))
+			return NULL;
+	long cx = 0, cy = 0, sx = 0, sy = 0;    /* current point, subpath start */
+	char cmd = 0, last = 0;     /* last: the command the output is in */
+	const char *q = d;
+	while (q < end) {
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == ','))
+			q++;
+		if (q >= end)
+			break;
+		if (*q == 'M' || *q == 'L' || *q == 'Z') {
+			cmd = *q++;
+			if (cmd == 'Z') {
+				fputc('Z', out);
+				last = 'Z';
+				cx = sx;
+				cy = sy;
+			}
+			continue;
+		}
+		char *e1, *e2;
+		double x = strtod(q, &e1);
+		const char *r = e1;
+		while (r < end && (*r == ',' || *r == ' '))
+			r++;
+		double y = strtod(r, &e2);
+		if (e1 == q || e2 == r || e2 > end || !cmd || cmd == 'Z')
+			return NULL;    /* not gnuplot's form: the caller copies it as it is */
+		q = e2;
+		long X = lround(x * 10), Y = lround(y * 10);
+		if (cmd == 'M') {
+			fputc('M', out);
+			put_tenths(out, X);
+			fputc(',', out);
+			put_tenths(out, Y);
+			last = 'M';
+			sx = X;
+			sy = Y;
+			cmd = 'L';      /* further pairs after M are lines */
+		} else if (Y == cy) {
+			fputc('h', out);
+			put_tenths(out, X - cx);
+			last = 'h';
+		} else if (X == cx) {
+			fputc('v', out);
+			put_tenths(out, Y - cy);
+			last = 'v';
+		} else {
+			if (last != 'l')
+				fputc('l', out);
+			else if (X - cx >= 0)
+				fputc(' ', out);
+			put_tenths(out, X - cx);
+			if (Y - cy >= 0)
+				fputc(',', out);
+			put_tenths(out, Y - cy);
+			last = 'l';
+		}
+		cx = X;
+		cy = Y;
+	}
+	return end;
+}
+
 /* Inlines an SVG file: XML prolog and namespace URLs dropped (the HTML parser
- * supplies the SVG namespace), ids prefixed so several graphs never clash. */
+ * supplies the SVG namespace), ids prefixed so several graphs never clash,
+ * and gnuplot's bulk trimmed: indentation, empty groups, path data (see
+ * compact_path).  One pass, looking further only at '<', '\n', 'd', 'i', 'h'
+ * and 'u'. */
 static int inline_svg(FILE *out, const char *path, const char *prefix)
 {
 	char err[4600];
@@ -336,21 +430,67 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 					     "\n xmlns:xlink=\"http://www.w3.org/1999/xlink\"" };
 	static const char *const idpat[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
 	while (*p) {
-		int done = 0;
-		for (size_t i = 0; !done && i < ARRAY_SIZE(drop); i++)
-			if (!strncmp(p, drop[i], strlen(drop[i]))) {
-				p += strlen(drop[i]);
-				done = 1;
+		char c = *p;
+		if (c == ' ' || c == '\n') {
+			int done = 0;
+			for (size_t i = 0; !done && i < ARRAY_SIZE(drop); i++)
+				if (drop[i][0] == c && !strncmp(p, drop[i], strlen(drop[i]))) {
+					p += strlen(drop[i]);
+					done = 1;
+				}
+			if (done)
+				continue;
+			if (c == '\n') {
+				fputc('\n', out);
+				for (p++; *p == '\t' || *p == '\n'; p++)
+					;
+				continue;
 			}
-		for (size_t i = 0; !done && i < ARRAY_SIZE(idpat); i++)
-			if (!strncmp(p, idpat[i], strlen(idpat[i])) && !isalnum((unsigned char)p[-1])) {
-				fputs(idpat[i], out);
-				fputs(prefix, out);
-				p += strlen(idpat[i]);
-				done = 1;
+			/* every gnuplot group is round-capped: the page's CSS says so once */
+			static const char rnd[] = " stroke-linecap=\"round\" stroke-linejoin=\"round\"";
+			if (p[1] == 's' && !strncmp(p, rnd, sizeof(rnd) - 1)) {
+				p += sizeof(rnd) - 1;
+				continue;
 			}
-		if (!done)
-			fputc(*p++, out);
+		} else if (c == '<' && p[1] == 'g' && (p[2] == ' ' || p[2] == '>')) {
+			/* <g ...></g> with nothing inside draws nothing */
+			const char *e = strchr(p, '>'), *q = e ? e + 1 : NULL;
+			while (q && (*q == '\n' || *q == '\t' || *q == ' '))
+				q++;
+			if (q && !strncmp(q, "</g>", 4)) {
+				p = (char *)q + 4;
+				continue;
+			}
+		} else if (c == 'd' && p[1] == '=' && (p[2] == '\'' || p[2] == '"') && p[-1] == ' ') {
+			/* into memory first: a path that does not parse is copied as it is */
+			char *pd = NULL;
+			size_t pl = 0;
+			FILE *m = open_memstream(&pd, &pl);
+			const char *e = m ? compact_path(m, p + 3, p[2]) : NULL;
+			if (m)
+				fclose(m);
+			if (e) {
+				fprintf(out, "d=%c", p[2]);
+				fwrite(pd, 1, pl, out);
+				fputc(p[2], out);
+				p = (char *)e + 1;
+			}
+			free(pd);
+			if (e)
+				continue;
+		} else if ((c == 'i' || c == 'h' || c == 'u') && !isalnum((unsigned char)p[-1])) {
+			int done = 0;
+			for (size_t i = 0; !done && i < ARRAY_SIZE(idpat); i++)
+				if (idpat[i][0] == c && !strncmp(p, idpat[i], strlen(idpat[i]))) {
+					fputs(idpat[i], out);
+					fputs(prefix, out);
+					p += strlen(idpat[i]);
+					done = 1;
+				}
+			if (done)
+				continue;
+		}
+		fputc(*p++, out);
 	}
 	free(buf);
 	return 0;
