@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -927,21 +928,44 @@ static int file_nonempty(const char *dir, const char *name, const char *ext)
 	return stat(p, &st) == 0 && st.st_size > 0;
 }
 
-/* Draws every made graph with one gnuplot process each, all at once. */
-static int run_gnuplot(const char *gnuplot, const struct plot_summary *s, char *err, size_t errlen)
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+static void progress_byte(int fd, char c)
+{
+	if (fd > 0 && write(fd, &c, 1) < 0) {
+		/* progress is best effort */
+	}
+}
+
+/* Draws every made graph, one gnuplot process each, at most `jobs` at once
+ * (each writes only its own G.png/G.svg, so the output does not depend on
+ * the order they finish in). */
+static int run_gnuplot(const char *gnuplot, const struct plot_summary *s, int jobs,
+		       int progress_fd, char *err, size_t errlen)
 {
 	pid_t pids[PG_COUNT];
 	char log[4200];
 	snprintf(log, sizeof(log), "%s/gnuplot.log", s->outdir);
 	unlink(log);
-	for (int i = 0; i < s->nmade; i++)
-		pids[i] = gnuplot_start(gnuplot, s->outdir, gdefs[s->made[i]].name);
-	int bad = -1;
-	for (int i = 0; i < s->nmade; i++) {
-		int st = 0;
+	if (jobs <= 0)
+		jobs = online_cpus();
+	/* waited for oldest first, by pid: a caller's other children are left alone */
+	int bad = -1, next = 0, oldest = 0;
+	while (oldest < s->nmade) {
+		if (next < s->nmade && next - oldest < jobs) {
+			pids[next] = gnuplot_start(gnuplot, s->outdir, gdefs[s->made[next]].name);
+			next++;
+			continue;
+		}
+		int st = 0, i = oldest++;
 		if (pids[i] < 0 || waitpid(pids[i], &st, 0) < 0 || !WIFEXITED(st) ||
 		    WEXITSTATUS(st) != 0)
 			bad = bad < 0 ? i : bad;
+		progress_byte(progress_fd, 'g');
 	}
 	for (int i = 0; bad < 0 && i < s->nmade; i++)
 		if (!file_nonempty(s->outdir, gdefs[s->made[i]].name, "png") ||
@@ -1183,7 +1207,10 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 		goto out;
 	if (o->no_gnuplot)
 		drop_images(s);
-	rc = o->no_gnuplot || !s->nmade ? 0 : run_gnuplot(gnuplot, s, err, errlen);
+	for (int i = 0; i < s->nmade; i++)
+		progress_byte(o->progress_fd, 'T');
+	rc = o->no_gnuplot || !s->nmade ? 0
+					: run_gnuplot(gnuplot, s, o->jobs, o->progress_fd, err, errlen);
 out:
 	for (int i = 0; i < nruns; i++)
 		plot_run_free(runs[i]);
@@ -1243,4 +1270,149 @@ int plot_read_index(const char *outdir, struct plot_summary *s)
 	if (access(path, R_OK) != 0)
 		return -1;
 	return kv_read(path, index_cb, s, err, sizeof(err));
+}
+
+/* ---- many results at once ------------------------------------------------- */
+
+struct worker {
+	pid_t pid;
+	int fd;                 /* read end of the job's result pipe */
+	int job;
+};
+
+/* The child's answer: rc, err and the summary, through a pipe (about 12 KB,
+ * well under a pipe's buffer, so the child never blocks on it). */
+static void job_child(struct plot_job *j, const struct plot_opts *o, int fd)
+{
+	struct plot_opts po = *o;
+	po.overlay = j->overlay;
+	po.outdir = j->outdir;
+	j->rc = plot_result(j->dir, &po, &j->sum, j->err, sizeof(j->err));
+	const char *p = (const char *)j;
+	size_t left = sizeof(*j);
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w <= 0)
+			_exit(1);
+		p += w;
+		left -= (size_t)w;
+	}
+	_exit(0);
+}
+
+static int job_collect(struct plot_job *j, int fd)
+{
+	struct plot_job got;
+	char *p = (char *)&got;
+	size_t left = sizeof(got);
+	while (left > 0) {
+		ssize_t r = read(fd, p, left);
+		if (r <= 0)
+			break;
+		p += r;
+		left -= (size_t)r;
+	}
+	close(fd);
+	if (left) {
+		j->rc = -1;
+		snprintf(j->err, sizeof(j->err), "%s: plotting process failed", j->dir);
+		return -1;
+	}
+	j->rc = got.rc;
+	memcpy(j->err, got.err, sizeof(j->err));
+	j->sum = got.sum;
+	return j->rc;
+}
+
+/* Reads what the children have drawn so far; -1 when the pipe is gone. */
+static void read_progress(int fd, int *done, int *known, int wait_ms)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	if (poll(&pf, 1, wait_ms) <= 0)
+		return;
+	char buf[256];
+	ssize_t r = read(fd, buf, sizeof(buf));
+	for (ssize_t i = 0; i < r; i++) {
+		*done += buf[i] == 'g';
+		*known += buf[i] == 'T';
+	}
+}
+
+int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int workers,
+	      plot_progress_fn progress, void *arg)
+{
+	if (workers <= 0)
+		workers = online_cpus();
+	int cpus = workers;
+	if (workers > n)
+		workers = n;
+	struct plot_opts po = *o;
+	po.jobs = workers > 0 && cpus / workers > 1 ? cpus / workers : 1;
+	int prog[2] = { -1, -1 };
+	if (pipe2(prog, O_CLOEXEC) == 0) {
+		fcntl(prog[0], F_SETFL, fcntl(prog[0], F_GETFL) | O_NONBLOCK);
+		po.progress_fd = prog[1];
+	}
+	struct worker *w = calloc((size_t)(workers > 0 ? workers : 1), sizeof(*w));
+	int failed = 0, next = 0, running = 0, done = 0, gdone = 0, gknown = 0;
+	if (!w)
+		return n;
+	fflush(NULL);
+	if (progress)
+		progress(arg, 0, 0, 0, n);
+	while (next < n || running) {
+		if (next < n && running < workers) {
+			int rp[2];
+			struct plot_job *j = &jobs[next];
+			pid_t pid = pipe2(rp, O_CLOEXEC) == 0 ? fork() : -1;
+			if (pid == 0) {
+				close(rp[0]);
+				if (prog[0] >= 0)
+					close(prog[0]);
+				job_child(j, &po, rp[1]);
+			}
+			if (pid < 0) {
+				j->rc = -1;
+				snprintf(j->err, sizeof(j->err), "%s: cannot start a plotting process: %s",
+					 j->dir, strerror(errno));
+				failed++;
+				done++;
+			} else {
+				close(rp[1]);
+				for (int k = 0; k < workers; k++)
+					if (!w[k].pid) {
+						w[k] = (struct worker){ pid, rp[0], next };
+						break;
+					}
+				running++;
+			}
+			next++;
+			continue;
+		}
+		/* the progress pipe doubles as the pause between looks at the workers */
+		if (prog[0] >= 0)
+			read_progress(prog[0], &gdone, &gknown, 50);
+		else
+			usleep(50000);
+		for (int k = 0; k < workers; k++) {
+			int st;
+			if (!w[k].pid || waitpid(w[k].pid, &st, WNOHANG) != w[k].pid)
+				continue;
+			failed += job_collect(&jobs[w[k].job], w[k].fd) != 0;
+			w[k].pid = 0;
+			running--;
+			done++;
+		}
+		if (progress)
+			progress(arg, gdone, gknown, done, n);
+	}
+	if (prog[0] >= 0) {
+		read_progress(prog[0], &gdone, &gknown, 0);
+		close(prog[0]);
+		close(prog[1]);
+		if (progress)
+			progress(arg, gdone, gknown, done, n);
+	}
+	free(w);
+	return failed;
 }

@@ -105,6 +105,8 @@ struct plot_opts {
 	const char *overlay;    /* second result directory drawn on the same axes */
 	int max_points;         /* per series; <= 0: PLOT_MAX_POINTS */
 	int no_gnuplot;         /* write .dat and .gp only */
+	int jobs;               /* gnuplot processes at once; <= 0: online CPUs */
+	int progress_fd;        /* > 0: a byte per graph written ('T') and drawn ('g') */
 };
 
 struct plot_summary {
@@ -123,6 +125,27 @@ struct plot_summary {
  * with a one-line reason naming the directory or file in err. */
 int plot_result(const char *dir, const struct plot_opts *o, struct plot_summary *sum,
 		char *err, size_t errlen);
+
+/* One result to plot (overlay NULL: on its own), for plot_many. */
+struct plot_job {
+	const char *dir, *overlay, *outdir;
+	int rc;                         /* out: 0, or -1 with err */
+	char err[4600];
+	struct plot_summary sum;
+};
+
+/* Progress of plot_many: graphs drawn of those known so far (a result's
+ * graphs are known once its series are extracted), results done of n. */
+typedef void (*plot_progress_fn)(void *arg, int graphs_done, int graphs_known, int results_done,
+				 int nresults);
+
+/* Plots n results in up to `workers` processes at once (<= 0: online CPUs),
+ * gnuplot jobs shared out so that about `workers` processes run at a time in
+ * all; each job's rc/err/sum are filled in job order, whatever finishes
+ * first.  o gives max_points and no_gnuplot (dir, overlay and outdir come from
+ * each job).  progress may be NULL.  Returns the number of failed jobs. */
+int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int workers,
+	      plot_progress_fn progress, void *arg);
 
 /* Path of gnuplot in PATH into buf; -1 when missing. */
 int plot_find_gnuplot(char *buf, size_t n);
