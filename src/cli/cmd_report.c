@@ -8,7 +8,7 @@
 
 static const char usage[] =
 	"usage: wblab report [-o FILE] [-c FIELD] [--title TEXT] [--no-graphs]\n"
-	"                    [--max-points N] DIR...\n"
+	"                    [--max-points N] [-q] DIR...\n"
 	"\n"
 	"Write one self-contained HTML page about the results under DIR... (result\n"
 	"directories or roots searched recursively, as for compare): readable offline,\n"
@@ -43,6 +43,7 @@ static const struct po_option options[] = {
 	OPT_FLAG(0, "no-graphs", no_graphs, "no graphs: a stats-only page, no trace or gnuplot needed"),
 	OPT_INT(0, "max-points", max_points, "N", 4, 10000000,
 		"display points per series when plotting (default 20000)"),
+	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal while plotting"),
 	OPT_END(),
 };
 

@@ -122,6 +122,17 @@ check "report exits 0, quiet on stderr" '[ $rc -eq 0 ] && [ ! -s "$T/errr" ]'
 check "report plotted the results whose plots were missing or incomplete" 'grep -q "(2 results plotted now)" "$T/outr" && [ -s "$D31/plots/index" ] && svg_ok "$D32/plots/global_dirty_state.svg"'
 check "report is one file with no external URLs" '[ -s "$H" ] && ! grep -qiE "(src|href)=.https?:|url\(.?https?:|@import" "$H" && ! grep -q "http://\|https://" "$H"'
 check "report has no <img>, <script> or <link>" '! grep -qiE "<(img|script|link)[ >]" "$H"'
+links_ok() {
+  local n=0 l
+  for l in $(grep -o 'class="png" href="[^"]*"' "$1" | sed 's/.*href="//; s/"$//'); do
+    [ -s "$(dirname "$1")/$l" ] || return 1
+    n=$((n + 1))
+  done
+  [ "$n" -eq "$(grep -c '<figure class="graph"' "$1")" ]
+}
+check "every report graph links its PNG, relative to the page, and the link resolves" 'links_ok "$H"'
+check "report header: a few DIRs are named as given" 'grep -q "results from <code>$T/a</code>" "$H"'
+
 check "report starts as HTML5 and ends closed" 'head -1 "$H" | grep -qx "<!DOCTYPE html>" && tail -1 "$H" | grep -qx "</body></html>"'
 
 CHR=$(command -v chromium || command -v chromium-browser || true)
