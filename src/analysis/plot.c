@@ -465,6 +465,142 @@ const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_gr
 	return NULL;
 }
 
+/* ---- saved series ------------------------------------------------------------ */
+
+/* Series ids in the file: the sdefs index names, tasks by "task PID TITLE". */
+static const char *const sid_names[S_COUNT] = {
+	"limit", "thresh", "bg_thresh", "dirty", "writeback", "unstable", "sum",
+	"dirtied", "written",
+	"p_limit", "p_setpoint", "p_dirty", "p_bdi_setpoint", "p_bdi_dirty",
+	"p_task_ratelimit", "p_dirty_ratelimit", "p_balanced_ratelimit",
+	"b_write_bw", "b_avg_write_bw", "b_task_ratelimit", "b_balanced", "b_dirty_ratelimit",
+	"pause", "paused", "dirtied_ev", "dirtied_pause",
+	"n_commit", "n_chunk", "n_release",
+};
+
+struct save_ctx {
+	FILE *f;
+};
+
+static int count_point(void *arg, int64_t t, double v)
+{
+	(void)arg;
+	(void)t;
+	(void)v;
+	return 0;
+}
+
+static int save_point(void *arg, int64_t t, double v)
+{
+	struct save_ctx *c = arg;
+	fprintf(c->f, "%lld %.9g\n", (long long)t, v);
+	return 0;
+}
+
+static void save_series(FILE *f, const char *id, const struct plot_series *ps)
+{
+	struct save_ctx c = { f };
+	fprintf(f, "series %s %llu %zu\n", id, (unsigned long long)ps->fed,
+		plot_series_each(ps, count_point, NULL));
+	plot_series_each(ps, save_point, &c);
+}
+
+int plot_run_save(const struct plot_run *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "plot-series 1\nt0 %lld\nevents %llu\nbdp_pid %d\n", (long long)r->t0,
+		(unsigned long long)r->events, r->bdp_pid);
+	for (int i = 1; i < EV_TYPE_COUNT; i++)
+		if (r->nev[i])
+			fprintf(f, "nev %s %llu\n", wb_event_name((enum wb_event_type)i),
+				(unsigned long long)r->nev[i]);
+	for (int i = 0; i < S_COUNT; i++)
+		if (r->s[i].fed)
+			save_series(f, sid_names[i], &r->s[i]);
+	for (int i = 0; i < r->ntasks; i++) {
+		char id[WB_COMM_LEN + 40];
+		snprintf(id, sizeof(id), "task:%d:%s", r->tasks[i].pid, r->tasks[i].title);
+		save_series(f, id, &r->tasks[i].s);
+	}
+	int bad = ferror(f);
+	return fclose(f) || bad ? -1 : 0;
+}
+
+static struct plot_series *series_by_id(struct plot_run *r, const char *id)
+{
+	for (int i = 0; i < S_COUNT; i++)
+		if (!strcmp(sid_names[i], id))
+			return &r->s[i];
+	int pid, n = 0;
+	if (sscanf(id, "task:%d:%n", &pid, &n) != 1 || !n || r->ntasks == PLOT_MAX_TASKS)
+		return NULL;
+	struct task *t = &r->tasks[r->ntasks++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	snprintf(t->title, sizeof(t->title), "%s", id + n);
+	int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
+	plot_series_init(&t->s, mp / 4);
+	return &t->s;
+}
+
+int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen_regular(path, 1, err, errlen);
+	if (!f)
+		return -1;
+	char line[512];
+	int lno = 0, rc = 0;
+	struct plot_series *cur = NULL;
+	unsigned long long left = 0, fed = 0;
+	r->have_t0 = 1;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		lno++;
+		long long a;
+		unsigned long long u;
+		double v;
+		char id[256];
+		int ok = 1;
+		if (left) {
+			ok = sscanf(line, "%lld %lf", &a, &v) == 2 && isfinite(v);
+			if (ok && plot_series_add(cur, a, v))
+				ok = 0;
+			if (ok && --left == 0)
+				cur->fed = fed;
+		} else if (lno == 1) {
+			ok = !strcmp(line, "plot-series 1\n");
+		} else if (sscanf(line, "t0 %lld", &a) == 1) {
+			r->t0 = a;
+		} else if (sscanf(line, "events %llu", &u) == 1) {
+			r->events = u;
+		} else if (sscanf(line, "bdp_pid %lld", &a) == 1) {
+			r->bdp_pid = (int)a;
+		} else if (sscanf(line, "nev %255s %llu", id, &u) == 2) {
+			enum wb_event_type t = wb_event_lookup(id, (int)strlen(id));
+			if (t > EV_UNKNOWN && t < EV_TYPE_COUNT)
+				r->nev[t] = u;
+		} else if (sscanf(line, "series %255s %llu %llu", id, &fed, &left) == 3) {
+			cur = series_by_id(r, id);
+			ok = cur && !cur->fed && fed >= left;
+			if (ok && !left)
+				cur->fed = fed;
+		} else {
+			ok = 0;
+		}
+		if (!ok) {
+			snprintf(err, errlen, "%s:%d: not a plot-series line", path, lno);
+			rc = -1;
+		}
+	}
+	if (!rc && (left || lno == 0)) {
+		snprintf(err, errlen, "%s: truncated", path);
+		rc = -1;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* ---- data files and scripts ------------------------------------------------- */
 
 /* Every graph has the same fixed plot area (margins set in the script, at
@@ -1188,13 +1324,26 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 	int rc = -1;
 	run_labels(m, dirs, nruns);
 	for (int i = 0; i < nruns; i++) {
-		runs[i] = plot_run_new(m[i].kernel, o->max_points);
+		/* the series the simulator saved, unless asked for the trace or
+		 * for more points than were saved */
+		char sp[4200];
+		snprintf(sp, sizeof(sp), "%s/%s", dirs[i], PLOT_SERIES_FILE);
+		struct stat ss, ts;
+		int use = !o->from_trace && o->max_points <= PLOT_SERIES_POINTS &&
+			  stat(sp, &ss) == 0 && stat(traces[i], &ts) == 0 &&
+			  (ss.st_mtim.tv_sec > ts.st_mtim.tv_sec ||
+			   (ss.st_mtim.tv_sec == ts.st_mtim.tv_sec &&
+			    ss.st_mtim.tv_nsec >= ts.st_mtim.tv_nsec));
+		runs[i] = plot_run_new(m[i].kernel, use && o->max_points <= 0 ? 4 * PLOT_SERIES_POINTS
+									  : o->max_points);
 		if (!runs[i]) {
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		if (plot_run_load(runs[i], traces[i], err, errlen))
+		if (use ? plot_run_load_series(runs[i], sp, err, errlen)
+			: plot_run_load(runs[i], traces[i], err, errlen))
 			goto out;
+		s->from_series += use;
 		s->events += runs[i]->events;
 	}
 	if (s->events == 0) {

@@ -90,6 +90,20 @@ const char *plot_run_missing(const struct plot_run *r, enum plot_graph g);
 const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_graph g,
 					  const char *title);
 int64_t plot_run_t0(const struct plot_run *r);
+
+/* The series a simulated run computes while it runs (fed from its event
+ * stream), saved beside its stats as PLOT_SERIES_FILE so that plotting need
+ * not read the trace again.  Text: "plot-series 1" and the counts, then per
+ * series a "series ID FED N" line and N "us value" lines (docs/plot-report.md).
+ * PLOT_SERIES_POINTS is what the simulator keeps per series: twice the
+ * graph's pixel columns, so each column's min and max survive. */
+#define PLOT_SERIES_FILE "plot-series"
+#define PLOT_SERIES_POINTS 2000
+/* 0, or -1 (errno set) when the file could not be written. */
+int plot_run_save(const struct plot_run *r, const char *path);
+/* Loads a saved file into a new run r (plot_run_new); 0, or -1 with err
+ * naming file and line. */
+int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t errlen);
 /* The pid whose balance_dirty_pages stream the pages/pause graphs show. */
 int plot_run_bdp_pid(const struct plot_run *r);
 
@@ -106,6 +120,7 @@ struct plot_opts {
 	int max_points;         /* per series; <= 0: PLOT_MAX_POINTS */
 	int no_gnuplot;         /* write .dat and .gp only */
 	int jobs;               /* gnuplot processes at once; <= 0: online CPUs */
+	int from_trace;         /* read the trace even when PLOT_SERIES_FILE is there */
 	int progress_fd;        /* > 0: a byte per graph written ('T') and drawn ('g') */
 };
 
@@ -119,6 +134,7 @@ struct plot_summary {
 	char notes[PG_COUNT][200];    /* overlay: graphs drawn for one run only */
 	double seconds;               /* wall time of the whole call */
 	uint64_t events;              /* events read (both runs) */
+	int from_series;              /* runs whose saved series were used, not the trace */
 };
 
 /* Plots one result directory (holding `trace` and `meta`).  Returns 0, or -1

@@ -8,8 +8,8 @@
 #include "../util/util.h"
 
 static const char usage[] =
-	"usage: wblab plot [-o OUTDIR] [--overlay DIR2] [--max-points N] [--no-gnuplot] [-j N] [-q]\n"
-	"                  DIR...\n"
+	"usage: wblab plot [-o OUTDIR] [--overlay DIR2] [--max-points N] [--no-gnuplot]\n"
+	"                  [--from-trace] [-j N] [-q] DIR...\n"
 	"\n"
 	"Draw the writeback-tests graphs of each result directory DIR from its `trace`\n"
 	"(simulated, real or imported alike), as SVG (800x500) and PNG (1024x640):\n"
@@ -69,6 +69,10 @@ static const struct po_option options[] = {
 	OPT_U64('j', "jobs", jobs, "N", 1, 256,
 		"processes at once (DIRs in parallel, then gnuplot runs;\n"
 		"default: number of CPUs)"),
+	OPT_FLAG(0, "from-trace", o.from_trace,
+		 "read the trace even when the simulator saved the series\n"
+		 "(DIR/plot-series, used when it is not older than the trace\n"
+		 "and --max-points is at most 2000)"),
 	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal"),
 	OPT_FLAG(0, "no-gnuplot", o.no_gnuplot, "write the .dat and .gp files only (older images of\n"
 						"those graphs are removed)"),
@@ -77,8 +81,9 @@ static const struct po_option options[] = {
 
 static void report(const char *dir, const struct plot_summary *s)
 {
-	printf("%s: %d graph%s in %s (%llu events, %.2f s)\n", dir, s->nmade, s->nmade == 1 ? "" : "s",
-	       s->outdir, (unsigned long long)s->events, s->seconds);
+	printf("%s: %d graph%s in %s (%llu events, %.2f s%s)\n", dir, s->nmade, s->nmade == 1 ? "" : "s",
+	       s->outdir, (unsigned long long)s->events, s->seconds,
+	       s->from_series ? ", from the saved plot-series" : "");
 	for (int i = 0; i < s->nskipped; i++)
 		printf("  skipped %s\n", s->skipped[i]);
 	for (int i = 0; i < s->nnotes; i++)

@@ -152,7 +152,7 @@ static void plots_and_report(const char *out, char **van, char **wq4, int jobs)
 		if (strstr(van[i], "-1M:"))
 			pj[nj++] = (struct plot_job){ .dir = van[i], .overlay = wq4[i] };
 	}
-	struct plot_opts po = { .max_points = 4000 };
+	struct plot_opts po = { 0 };     /* the series each run saved */
 	int tty = isatty(STDERR_FILENO);
 	if (plot_many(pj, nj, &po, jobs, tty ? plot_progress : NULL, NULL))
 		for (int i = 0; i < nj; i++)

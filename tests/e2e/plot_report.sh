@@ -90,11 +90,19 @@ check "stats untouched by plotting" 'cmp -s "$D31/stats" <(cd "$T" && cat "$D31/
 "$W" sim -t 240 -k 3.1-vanilla --trace-format text -o "$T/big" "$C" >/dev/null 2>&1
 DB="$T/big/thresh=100M/$C-3.1-vanilla"
 mb=$(( $(stat -c %s "$DB/trace" 2>/dev/null || echo 0) / 1048576 ))
-s0=$(date +%s.%N); "$W" plot "$DB" >"$T/outb" 2>&1; rc=$?; s1=$(date +%s.%N)
+s0=$(date +%s.%N); "$W" plot --from-trace "$DB" >"$T/outb" 2>&1; rc=$?; s1=$(date +%s.%N)
 secs=$(awk -v a="$s0" -v b="$s1" 'BEGIN {printf "%.2f", b - a}')
 echo "# plotting a $mb MB trace took $secs s"
 check "a $mb MB trace plots in under 15 s ($secs s)" '[ $rc -eq 0 ] && awk -v s="$secs" "BEGIN {exit !(s < 15)}"'
 check "long trace: no series has more than 2 points per pixel column (992)" '[ "$(max_block "$DB/plots/global_dirty_state.dat")" -le 992 ]'
+check "--from-trace reads the trace" '[ $rc -eq 0 ] && ! grep -q "from the saved plot-series" "$T/outb"'
+cp "$DB/plots/global_dirty_state.dat" "$T/gds-trace.dat"
+"$W" plot "$DB" >"$T/outs" 2>&1; rc=$?
+check "a simulated result plots from its saved plot-series" '[ $rc -eq 0 ] && [ -s "$DB/plot-series" ] && grep -q "from the saved plot-series" "$T/outs"'
+blockmax() { awk -v want="$2" '/^# index/ {on = index($0, want)} on && !/^#/ && NF {if ($2 > m) m = $2} END {print m + 0}' "$1"; }
+check "saved series and trace give the same peak dirty+writeback" '[ "$(blockmax "$T/gds-trace.dat" "dirty+writeback")" = "$(blockmax "$DB/plots/global_dirty_state.dat" "dirty+writeback")" ] && [ "$(blockmax "$T/gds-trace.dat" "dirty+writeback")" != 0 ]'
+"$W" plot --max-points 4000 "$DB" >"$T/outm" 2>&1
+check "--max-points above what was saved reads the trace" '! grep -q "from the saved plot-series" "$T/outm"'
 rm -rf "$T/big"
 
 # Errors: one line naming the culprit, non-zero exit.
