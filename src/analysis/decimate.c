@@ -46,13 +46,63 @@ static int same_pixel(const struct dec_grid *g, double a, double b)
 static size_t emit_column(const struct dec_point *in, size_t lo_i, size_t hi_i,
 			  const struct dec_grid *g, struct dec_point *out)
 {
-	if (lo_i == hi_i || same_pixel(g, in[lo_i].v, in[hi_i].v)) {
-		out[0] = in[lo_i < hi_i ? lo_i : hi_i];
+	/* read both before writing: out may be in, never ahead of it */
+	struct dec_point first = in[lo_i < hi_i ? lo_i : hi_i], second = in[lo_i < hi_i ? hi_i : lo_i];
+	out[0] = first;
+	if (lo_i == hi_i || same_pixel(g, first.v, second.v))
 		return 1;
-	}
-	out[0] = in[lo_i < hi_i ? lo_i : hi_i];
-	out[1] = in[lo_i < hi_i ? hi_i : lo_i];
+	out[1] = second;
 	return 2;
+}
+
+/* x and y of a point in pixels (y on the axis' scale). */
+static double px_x(const struct dec_grid *g, double t)
+{
+	return g->x1 > g->x0 ? (t - g->x0) * g->cols / (g->x1 - g->x0) : 0;
+}
+
+static double px_y(const struct dec_grid *g, double v)
+{
+	if (g->ylog)
+		return v > 0 && g->y0 > 0 && g->y1 > g->y0 ? log(v / g->y0) * g->rows / log(g->y1 / g->y0) : 0;
+	return g->y1 > g->y0 ? (v - g->y0) * g->rows / (g->y1 - g->y0) : 0;
+}
+
+/* Distance in pixels of point p from the segment a-c. */
+static double off_chord(const struct dec_grid *g, struct dec_point a, struct dec_point c,
+			struct dec_point p)
+{
+	double ax = px_x(g, a.t), ay = px_y(g, a.v), cx = px_x(g, c.t), cy = px_y(g, c.v);
+	double x = px_x(g, p.t), y = px_y(g, p.v), dx = cx - ax, dy = cy - ay;
+	double len2 = dx * dx + dy * dy;
+	if (len2 == 0)
+		return hypot(x - ax, y - ay);
+	double u = ((x - ax) * dx + (y - ay) * dy) / len2;
+	u = u < 0 ? 0 : u > 1 ? 1 : u;
+	return hypot(x - (ax + u * dx), y - (ay + u * dy));
+}
+
+#define SIMPLIFY_PX 0.5
+
+/* Drops the points of a line that lie within half a pixel of the straight
+ * segment that replaces them (rising totals, ramps): the line draws the
+ * same.  Greedy from each kept point, checking every point it would skip. */
+static size_t simplify_line(struct dec_point *p, size_t m, const struct dec_grid *g)
+{
+	if (m < 3)
+		return m;
+	size_t k = 1, a = 0;
+	for (size_t j = 2; j < m; j++) {
+		int ok = 1;
+		for (size_t i = a + 1; ok && i < j; i++)
+			ok = off_chord(g, p[a], p[j], p[i]) < SIMPLIFY_PX;
+		if (!ok) {
+			p[k++] = p[j - 1];
+			a = j - 1;
+		}
+	}
+	p[k++] = p[m - 1];
+	return k;
 }
 
 size_t decimate_columns(const struct dec_point *in, size_t n, const struct dec_grid *g,
@@ -89,5 +139,5 @@ size_t decimate_columns(const struct dec_point *in, size_t n, const struct dec_g
 		out[k++] = out[i];
 	}
 	out[k++] = out[m - 1];
-	return k;
+	return simplify_line(out, k, g);
 }

@@ -26,7 +26,7 @@ struct dec_grid {
 };
 
 enum dec_style {
-	DEC_LINES,      /* a line: a point inside a flat run of one pixel row is dropped */
+	DEC_LINES,      /* a line: points on a flat or straight stretch are dropped */
 	DEC_MARKERS,    /* one marker per pixel: a column's min and max, one if they share a pixel */
 };
 
@@ -34,9 +34,10 @@ enum dec_style {
  * highest point of in[0..n), in time order (one point when both are the
  * same or fall in one pixel row).  in is in time order; a point earlier than
  * the column before it is counted in that column, so the bound holds for any
- * input.  Lines also drop points whose pixel row equals both the previous
- * kept point's and the next one's (invisible on a flat run).  Returns the
- * number of points written. */
+ * input.  With rows > 0, lines also drop points whose pixel row equals both
+ * the previous kept point's and the next one's (invisible on a flat run), and
+ * points within half a pixel of the straight segment that replaces them.
+ * out may be in (in place).  Returns the number of points written. */
 size_t decimate_columns(const struct dec_point *in, size_t n, const struct dec_grid *g,
 			enum dec_style style, struct dec_point *out);
 

@@ -99,6 +99,28 @@ static void flat_runs_collapse(void **state)
 	assert_int_equal(decimate_columns(in, 100, &g, DEC_LINES, out), 100);
 }
 
+/* A straight ramp needs its two ends; a 3-pixel bump on it survives. */
+static void straight_lines_reduce_to_ends(void **state)
+{
+	(void)state;
+	struct dec_point in[100], out[200];
+	for (int i = 0; i < 100; i++)
+		in[i] = (struct dec_point){ i, i * 0.8 };
+	struct dec_grid g = { .x0 = 0, .x1 = 100, .cols = 100, .y0 = 0, .y1 = 100, .rows = 100 };
+	size_t m = decimate_columns(in, 100, &g, DEC_LINES, out);
+	assert_int_equal(m, 2);
+	assert_true(out[0].t == 0 && out[1].t == 99);
+	in[50].v += 3;
+	m = decimate_columns(in, 100, &g, DEC_LINES, out);
+	int bump = 0;
+	for (size_t i = 0; i < m; i++)
+		bump |= out[i].t == 50 && out[i].v == 43;
+	assert_true(bump);
+	assert_true(m <= 5);
+	/* markers are never thinned this way: each is drawn */
+	assert_int_equal(decimate_columns(in, 100, &g, DEC_MARKERS, out), 100);
+}
+
 static void rows_linear_and_log(void **state)
 {
 	(void)state;
@@ -122,6 +144,7 @@ int main(void)
 		cmocka_unit_test(bound_holds_out_of_order),
 		cmocka_unit_test(markers_one_per_pixel),
 		cmocka_unit_test(flat_runs_collapse),
+		cmocka_unit_test(straight_lines_reduce_to_ends),
 		cmocka_unit_test(rows_linear_and_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
