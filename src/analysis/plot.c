@@ -142,6 +142,8 @@ static const struct gdef gdefs[PG_COUNT] = {
 			     "no balance_dirty_pages events from writer tasks" },
 	[PG_NFS_COMMIT] = { "nfs-commit", "MB", NULL, 0,
 			    "no nfs_commit_unstable_pages/nfs_commit_release events" },
+	[PG_FILE_PROGRESS] = { "writeback-file-progress", "MB written back (file offset)", NULL, 0,
+			       "no writeback_single_inode events with index" },
 };
 
 enum sid {
@@ -237,6 +239,8 @@ struct plot_run {
 	int64_t dirtied0, written0;
 	int ntasks;
 	struct task tasks[PLOT_MAX_TASKS];
+	int ninodes;
+	struct task inodes[PLOT_MAX_TASKS];     /* pid holds the inode number */
 };
 
 #define PAGES_TO_MB ((double)PAGE_SIZE_BYTES / 1048576.0)
@@ -261,6 +265,8 @@ void plot_run_free(struct plot_run *r)
 		plot_series_free(&r->s[i]);
 	for (int i = 0; i < r->ntasks; i++)
 		plot_series_free(&r->tasks[i].s);
+	for (int i = 0; i < r->ninodes; i++)
+		plot_series_free(&r->inodes[i].s);
 	free(r);
 }
 
@@ -370,6 +376,31 @@ static int feed_nfs_commit(struct plot_run *r, const struct wb_event *e)
 	return put(r, S_N_COMMIT, e, F_RET, PAGES_TO_MB) | put(r, S_N_CHUNK, e, F_WRITE_CHUNK, PAGES_TO_MB);
 }
 
+/* writeback_single_inode's index is where writeback stands in the file: with
+ * one writer per file (dd), each file's line is its writer's progress as
+ * written back, the task progress a 3.1 trace shows (it has no per-task
+ * dirtied counts).  The first PLOT_MAX_TASKS inodes are followed. */
+static int feed_wsi(struct plot_run *r, const struct wb_event *e)
+{
+	if (!wb_event_has(e, F_INO) || !wb_event_has(e, F_INDEX))
+		return 0;
+	struct task *t = NULL;
+	for (int i = 0; i < r->ninodes && !t; i++)
+		if (r->inodes[i].pid == (int)e->v[F_INO])
+			t = &r->inodes[i];
+	if (!t) {
+		if (r->ninodes == PLOT_MAX_TASKS)
+			return 0;
+		t = &r->inodes[r->ninodes++];
+		memset(t, 0, sizeof(*t));
+		t->pid = (int)e->v[F_INO];
+		snprintf(t->title, sizeof(t->title), "ino %d", t->pid);
+		int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
+		plot_series_init(&t->s, mp / 4);
+	}
+	return plot_series_add(&t->s, e->ts_us, (double)e->v[F_INDEX] * PAGES_TO_MB);
+}
+
 int plot_run_feed(struct plot_run *r, const struct wb_event *e)
 {
 	if (!r->have_t0) {
@@ -390,6 +421,8 @@ int plot_run_feed(struct plot_run *r, const struct wb_event *e)
 		return feed_nfs_commit(r, e);
 	case EV_NFS_COMMIT_RELEASE:
 		return put(r, S_N_RELEASE, e, F_LEN, PAGES_TO_MB);
+	case EV_WRITEBACK_SINGLE_INODE:
+		return feed_wsi(r, e);
 	default:
 		return 0;
 	}
@@ -439,6 +472,8 @@ int plot_run_has(const struct plot_run *r, enum plot_graph g)
 		return r->ntasks > 0;
 	case PG_NFS_COMMIT:
 		return r->s[S_N_COMMIT].fed + r->s[S_N_RELEASE].fed > 0;
+	case PG_FILE_PROGRESS:
+		return r->ninodes > 0;
 	default:
 		return 0;
 	}
@@ -453,10 +488,12 @@ const char *plot_run_missing(const struct plot_run *r, enum plot_graph g)
 const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_graph g,
 					  const char *title)
 {
-	if (g == PG_BDP_TASK_BW) {
-		for (int i = 0; i < r->ntasks; i++)
-			if (!strcmp(r->tasks[i].title, title))
-				return &r->tasks[i].s;
+	if (g == PG_BDP_TASK_BW || g == PG_FILE_PROGRESS) {
+		const struct task *t = g == PG_FILE_PROGRESS ? r->inodes : r->tasks;
+		int n = g == PG_FILE_PROGRESS ? r->ninodes : r->ntasks;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(t[i].title, title))
+				return &t[i].s;
 		return NULL;
 	}
 	for (int i = 0; i < S_COUNT; i++)
@@ -524,6 +561,11 @@ int plot_run_save(const struct plot_run *r, const char *path)
 		snprintf(id, sizeof(id), "task:%d:%s", r->tasks[i].pid, r->tasks[i].title);
 		save_series(f, id, &r->tasks[i].s);
 	}
+	for (int i = 0; i < r->ninodes; i++) {
+		char id[40];
+		snprintf(id, sizeof(id), "ino:%d", r->inodes[i].pid);
+		save_series(f, id, &r->inodes[i].s);
+	}
 	int bad = ferror(f);
 	return fclose(f) || bad ? -1 : 0;
 }
@@ -534,12 +576,19 @@ static struct plot_series *series_by_id(struct plot_run *r, const char *id)
 		if (!strcmp(sid_names[i], id))
 			return &r->s[i];
 	int pid, n = 0;
-	if (sscanf(id, "task:%d:%n", &pid, &n) != 1 || !n || r->ntasks == PLOT_MAX_TASKS)
+	struct task *t;
+	if (sscanf(id, "ino:%d%n", &pid, &n) == 1 && !id[n] && r->ninodes < PLOT_MAX_TASKS) {
+		t = &r->inodes[r->ninodes++];
+		memset(t, 0, sizeof(*t));
+		snprintf(t->title, sizeof(t->title), "ino %d", pid);
+	} else if (sscanf(id, "task:%d:%n", &pid, &n) == 1 && n && r->ntasks < PLOT_MAX_TASKS) {
+		t = &r->tasks[r->ntasks++];
+		memset(t, 0, sizeof(*t));
+		snprintf(t->title, sizeof(t->title), "%s", id + n);
+	} else {
 		return NULL;
-	struct task *t = &r->tasks[r->ntasks++];
-	memset(t, 0, sizeof(*t));
+	}
 	t->pid = pid;
-	snprintf(t->title, sizeof(t->title), "%s", id + n);
 	int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
 	plot_series_init(&t->s, mp / 4);
 	return &t->s;
@@ -631,9 +680,11 @@ struct line {
 static int collect(struct plot_run *r, int run, enum plot_graph g, struct line *out, int max)
 {
 	int n = 0;
-	if (g == PG_BDP_TASK_BW) {
-		for (int i = 0; i < r->ntasks && n < max; i++)
-			out[n++] = (struct line){ &r->tasks[i].s, r->tasks[i].title, "lines lw 2",
+	if (g == PG_BDP_TASK_BW || g == PG_FILE_PROGRESS) {
+		const struct task *t = g == PG_FILE_PROGRESS ? r->inodes : r->tasks;
+		int nt = g == PG_FILE_PROGRESS ? r->ninodes : r->ntasks;
+		for (int i = 0; i < nt && n < max; i++)
+			out[n++] = (struct line){ &t[i].s, t[i].title, "lines lw 2",
 						  task_colors[i % PLOT_MAX_TASKS], 0, run, NULL, 0 };
 		return n;
 	}

@@ -60,6 +60,7 @@ enum plot_graph {
 	PG_BDP_PAUSE,
 	PG_BDP_TASK_BW,
 	PG_NFS_COMMIT,
+	PG_FILE_PROGRESS,
 	PG_COUNT
 };
 

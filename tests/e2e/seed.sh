@@ -66,7 +66,9 @@ echo "# seed report.html: $sz bytes"
 check "seed report.html is at most 5 MB ($sz bytes)" '[ "$sz" -gt 0 ] && [ "$sz" -le 5242880 ]'
 tot=$(du -sb "$T/full" | cut -f1)
 check "seed results fit in 150 MB ($tot bytes)" '[ "$tot" -le 157286400 ]'
-check "report inlines the 137 seed graphs" '[ "$(grep -c "<svg" "$H")" -eq 137 ]'
+made=$(find "$T/full" -name index -path '*/plots/*' -exec cat {} + | grep -c '^made ')
+check "report inlines every graph made ($made, overlays included)" '[ "$made" -ge 160 ] && [ "$(grep -c "<svg" "$H")" -eq "$made" ]'
+check "3.1 results get the per-file writeback progress graph" '[ -s "$T/full/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/plots/writeback-file-progress.svg" ]'
 # points per block: data lines, or for markers (each a 2-line stroke between
 # blank lines) the strokes
 n=$(find "$T/full" -name '*.dat' -path '*/plots/*' -print0 | xargs -0 awk '
