@@ -1009,7 +1009,7 @@ static int write_gp(const char *outdir, enum plot_graph g, const char *title, co
 	if (!f)
 		return -1;
 	gp_header(f, g, title, ax, xmax);
-	/* gd's png is several times cheaper than pngcairo for these line graphs
+	/* gd's png took less than half pngcairo's time on these graphs
 	 * (docs/plot-report.md has the measurement); the SVG is the sharp copy */
 	fprintf(f, "set terminal png size %d,%d noenhanced rounded font 'sans,10'\n"
 		   "set output '%s.png'\n", PNG_W, PNG_H, name);

@@ -25,6 +25,8 @@ static const char usage[] =
 	"                                 dirtied_pause (pages, y2)\n"
 	"  balance_dirty_pages-task-bw    cumulative MB dirtied per writer task (up to 10)\n"
 	"  nfs-commit                     COMMITs sent, write chunk, COMMITs released (MB)\n"
+	"  writeback-file-progress        per file, the offset written back (MB): with one\n"
+	"                                 writer per file, each writer's progress (3.1 too)\n"
 	"\n"
 	"The pages and pause graphs follow one task: the first non-flusher pid with\n"
 	"balance_dirty_pages events (named in the title).  A graph whose events are\n"
@@ -32,10 +34,16 @@ static const char usage[] =
 	"Wu's trace patches) is skipped with a one-line note.  Time is in seconds from\n"
 	"the first event of each trace.  See docs/plot-report.md.\n"
 	"\n"
+	"Each series keeps, per pixel column of the graph, its lowest and highest\n"
+	"point (at most 992 points, spikes kept).  Pause and bandwidth axes are set\n"
+	"by the run after its first tenth, start-up outliers marked on the top edge.\n"
+	"A simulated result is drawn from the series it saved while running\n"
+	"(DIR/plot-series), anything else from its trace.\n"
+	"\n"
 	"Per graph G the output directory holds G.dat (one gnuplot `index` block per\n"
 	"series), G.gp (edit it and run `gnuplot G.gp` there to redraw), G.png and\n"
 	"G.svg, plus `index` (graphs made and skipped) and gnuplot.log if gnuplot\n"
-	"printed anything.\n"
+	"printed anything.  On a terminal, stderr shows `plot: N/M graphs`.\n"
 	"\n";
 
 static const char usage_end[] =
@@ -57,7 +65,8 @@ static const struct po_option options[] = {
 			    "DIR/plots/overlay-KERNEL2); with several DIRs, each\n"
 			    "goes to OUTDIR/<basename of DIR>"),
 	OPT_STRING(0, "overlay", o.overlay, "DIR2",
-		   "draw DIR2 on the same axes as each DIR (dashed lines),\n"
+		   "draw DIR2 on the same axes as each DIR (dashed, in its\n"
+		   "own colours, a legend line per run),\n"
 		   "keys naming each run by its meta kernel (directory\n"
 		   "names when both kernels are equal)"),
 	OPT_INT(0, "max-points", o.max_points, "N", 4, 10000000,
