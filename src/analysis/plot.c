@@ -1087,23 +1087,34 @@ int plot_find_gnuplot(char *buf, size_t n)
 	return -1;
 }
 
-/* Starts `gnuplot NAME.gp` in outdir, output to gnuplot.log there. */
-static pid_t gnuplot_start(const char *gnuplot, const char *outdir, const char *name)
+/* Starts `gnuplot G1.gp G2.gp ...` in outdir for the graphs i, i + step,
+ * i + 2 step ... of s, output to gnuplot.log there: one process runs several
+ * scripts (each begins with `reset`), which saves a process start (~16 ms of
+ * CPU) per graph. */
+static pid_t gnuplot_start(const char *gnuplot, const struct plot_summary *s, int i, int step)
 {
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
-	char script[512];
-	snprintf(script, sizeof(script), "%s.gp", name);
+	char scripts[PG_COUNT][80];
+	char *argv[PG_COUNT + 2];
+	int n = 0;
+	argv[n++] = "gnuplot";
+	for (int k = i; k < s->nmade; k += step) {
+		snprintf(scripts[n - 1], sizeof(scripts[0]), "%s.gp", gdefs[s->made[k]].name);
+		argv[n] = scripts[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
 	int fd = -1;
-	if (chdir(outdir) == 0)
+	if (chdir(s->outdir) == 0)
 		fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0)
 		_exit(126);
 	dup2(fd, 1);
 	dup2(fd, 2);
 	close(fd);
-	execl(gnuplot, "gnuplot", script, (char *)NULL);
+	execv(gnuplot, argv);
 	_exit(127);
 }
 
@@ -1140,19 +1151,18 @@ static int run_gnuplot(const char *gnuplot, const struct plot_summary *s, int jo
 	unlink(log);
 	if (jobs <= 0)
 		jobs = online_cpus();
-	/* waited for oldest first, by pid: a caller's other children are left alone */
-	int bad = -1, next = 0, oldest = 0;
-	while (oldest < s->nmade) {
-		if (next < s->nmade && next - oldest < jobs) {
-			pids[next] = gnuplot_start(gnuplot, s->outdir, gdefs[s->made[next]].name);
-			next++;
-			continue;
-		}
-		int st = 0, i = oldest++;
+	/* `jobs` processes, each drawing every jobs-th graph; waited for by pid,
+	 * so a caller's other children are left alone */
+	int np = jobs < s->nmade ? jobs : s->nmade, bad = -1;
+	for (int i = 0; i < np; i++)
+		pids[i] = gnuplot_start(gnuplot, s, i, np);
+	for (int i = 0; i < np; i++) {
+		int st = 0;
 		if (pids[i] < 0 || waitpid(pids[i], &st, 0) < 0 || !WIFEXITED(st) ||
 		    WEXITSTATUS(st) != 0)
 			bad = bad < 0 ? i : bad;
-		progress_byte(progress_fd, 'g');
+		for (int k = i; k < s->nmade; k += np)
+			progress_byte(progress_fd, 'g');
 	}
 	for (int i = 0; bad < 0 && i < s->nmade; i++)
 		if (!file_nonempty(s->outdir, gdefs[s->made[i]].name, "png") ||
