@@ -34,10 +34,10 @@ C=ext4-10dd-4k-8p-4096M-100M:10
 D31="$T/a/thresh=100M/$C-3.1-vanilla"; D32="$T/a/thresh=100M/$C-3.2-ioless"
 check "sim results to plot" '[ -s "$D31/trace.dat" ] && [ -s "$D32/trace.dat" ]'
 
-ALL="global_dirty_state global_dirtied_written balance_dirty_pages-pages balance_dirty_pages-bandwidth balance_dirty_pages-pause balance_dirty_pages-task-bw"
+ALL="global_dirty_state global_dirtied_written balance_dirty_pages-pages balance_dirty_pages-bandwidth balance_dirty_pages-pause balance_dirty_pages-task-bw writeback-file-progress"
 "$W" plot "$D32" >"$T/out32" 2>"$T/err32"; rc=$?
 check "plot 3.2 exits 0, quiet on stderr" '[ $rc -eq 0 ] && [ ! -s "$T/err32" ]'
-check "plot 3.2 reports 6 graphs in DIR/plots" 'grep -q "6 graphs in $D32/plots" "$T/out32"'
+check "plot 3.2 reports 7 graphs in DIR/plots" 'grep -q "7 graphs in $D32/plots" "$T/out32"'
 for g in $ALL; do
   check "3.2 $g.png is a 1024x640 PNG" 'png_ok "$D32/plots/$g.png"'
   check "3.2 $g.svg is XML with an <svg> root" 'svg_ok "$D32/plots/$g.svg"'
@@ -52,7 +52,7 @@ check "a kept .gp redraws its graph when run by hand" 'png_ok "$D32/plots/global
 
 "$W" plot "$D31" >"$T/out31" 2>&1; rc=$?
 check "plot 3.1 exits 0" '[ $rc -eq 0 ]'
-check "3.1: 2 graphs, 5 skipped, each on one line" 'grep -q ": 2 graphs in" "$T/out31" && [ "$(grep -c "^  skipped " "$T/out31")" -eq 5 ]'
+check "3.1: 3 graphs (file progress included), 5 skipped, each on one line" 'grep -q ": 3 graphs in" "$T/out31" && [ "$(grep -c "^  skipped " "$T/out31")" -eq 5 ]'
 check "3.1: balance_dirty_pages graphs skipped for lack of events" 'grep -qx "  skipped balance_dirty_pages-pages: no balance_dirty_pages events" "$T/out31" && [ ! -e "$D31/plots/balance_dirty_pages-pages.png" ]'
 check "3.1: index lists made and skipped graphs" 'grep -qx "made global_dirty_state" "$D31/plots/index" && grep -q "^skipped balance_dirty_pages-pause: " "$D31/plots/index"'
 check "3.1 global_dirty_state PNG and SVG valid" 'png_ok "$D31/plots/global_dirty_state.png" && svg_ok "$D31/plots/global_dirty_state.svg"'
@@ -163,7 +163,7 @@ else
   check "DOM: mailing-list text table" 'grep -q "TOTAL write_bw" "$T/dom.html" && grep -q "^------------------------  ------------------------" "$T/dom.html"'
   check "DOM: both case names as headings" 'grep -q "<h2>thresh=100M/$C-3.1-vanilla</h2>" "$T/dom.html" && grep -q "<h2>thresh=100M/$C-3.2-ioless</h2>" "$T/dom.html"'
   nov=$(find "$D31/plots" "$D32/plots" -path "*overlay-*" -name "*.svg" 2>/dev/null | wc -l)
-  check "DOM: 8 inline graph SVGs (6 + 2) plus $nov overlay SVGs" '[ "$(grep -o "<svg" "$T/dom.html" | wc -l)" -eq $((8 + nov)) ]'
+  check "DOM: 10 inline graph SVGs (7 + 3) plus $nov overlay SVGs" '[ "$(grep -o "<svg" "$T/dom.html" | wc -l)" -eq $((10 + nov)) ]'
   check "DOM: overlays under their own heading" '[ "$nov" -eq 0 ] || grep -q "Overlay: " "$T/dom.html"'
   for g in global_dirty_state balance_dirty_pages-pause balance_dirty_pages-task-bw; do
     check "DOM: figure $g with its SVG" 'grep -A2 "data-graph=\"$g\"" "$T/dom.html" | grep -q "<svg"'
