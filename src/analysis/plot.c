@@ -1227,6 +1227,11 @@ static int open_result(const char *dir, struct meta_ctx *m, char *trace, size_t 
 		snprintf(err, errlen, "%s: no readable trace (%s: %s)", dir, trace, strerror(errno));
 		return -1;
 	}
+	/* a regular file, even when the saved series spare reading it */
+	FILE *tf = fopen_regular(trace, 1, err, errlen);
+	if (!tf)
+		return -1;
+	fclose(tf);
 	memset(m, 0, sizeof(*m));
 	char path[4200], e2[256];
 	snprintf(path, sizeof(path), "%s/meta", dir);
@@ -1391,7 +1396,7 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 		snprintf(sp, sizeof(sp), "%s/%s", dirs[i], PLOT_SERIES_FILE);
 		struct stat ss, ts;
 		int use = !o->from_trace && o->max_points <= PLOT_SERIES_POINTS &&
-			  stat(sp, &ss) == 0 && stat(traces[i], &ts) == 0 &&
+			  lstat(sp, &ss) == 0 && stat(traces[i], &ts) == 0 &&
 			  (ss.st_mtim.tv_sec > ts.st_mtim.tv_sec ||
 			   (ss.st_mtim.tv_sec == ts.st_mtim.tv_sec &&
 			    ss.st_mtim.tv_nsec >= ts.st_mtim.tv_nsec));
