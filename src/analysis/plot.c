@@ -72,6 +72,7 @@ static void series_coarsen(struct plot_series *s)
 	memset(s->b + half, 0, (size_t)(s->cap - half) * sizeof(*s->b));
 	s->used = half;
 	s->width *= 2;
+	s->last_hi = s->last_lo = 0;    /* the cached bucket moved */
 }
 
 int plot_series_add(struct plot_series *s, int64_t t, double v)
@@ -84,6 +85,11 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 		s->t0 = t;
 		s->width = 1;
 	}
+	if (t >= s->last_lo && t < s->last_hi && s->fed) {
+		bucket_put(&s->b[s->last], t, v);
+		s->fed++;
+		return 0;
+	}
 	/* Out-of-order timestamps (per-CPU buffers) before the start go to bucket 0. */
 	int64_t i = t <= s->t0 ? 0 : (t - s->t0) / s->width;
 	while (i >= s->cap) {
@@ -93,6 +99,9 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 	bucket_put(&s->b[i], t, v);
 	if (i >= s->used)
 		s->used = (int)i + 1;
+	s->last = (int)i;
+	s->last_lo = i ? s->t0 + i * s->width : INT64_MIN;   /* bucket 0 takes all earlier */
+	s->last_hi = s->t0 + (i + 1) * s->width;
 	s->fed++;
 	return 0;
 }

@@ -35,6 +35,8 @@ struct plot_series {
 	int64_t width;          /* bucket width, us */
 	int used;               /* highest used bucket + 1 */
 	uint64_t fed;           /* points given to plot_series_add */
+	int last;               /* bucket of the last point, and its time span: */
+	int64_t last_lo, last_hi;   /* most points fall there, no division needed */
 	struct plot_bucket *b;
 };
 
