@@ -20,12 +20,14 @@ static const char usage[] =
 	"    `wblab compare` prints);\n"
 	"  - environment differences: per case present in several columns, the\n"
 	"    params and (real runs) `env` entries whose values differ;\n"
-	"  - per result: its meta, key stats, graphs, parameters, env, command line\n"
-	"    and all stats.\n"
+	"  - per result: its meta, key stats, graphs (each with a link to its PNG,\n"
+	"    relative to the page, for mail), parameters, env, command line and all\n"
+	"    stats.\n"
 	"\n"
 	"Graphs come from DIR/plots (see 'wblab help plot').  When they are missing\n"
 	"or older than the trace they are drawn first, into DIR/plots, or into a\n"
-	"temporary directory when DIR is not writable; that needs gnuplot.\n"
+	"temporary directory when DIR is not writable; that needs gnuplot.  They are\n"
+	"plotted in parallel, with `report: plotting N/M graphs` on a terminal.\n"
 	"\n";
 
 static const char usage_end[] =
