@@ -117,6 +117,15 @@ PATH=/nonexistent "$W" plot --no-gnuplot -o "$T/nogp" "$D32" >/dev/null 2>&1; rc
 check "--no-gnuplot writes data and scripts only" '[ $rc -eq 0 ] && [ -s "$T/nogp/global_dirty_state.gp" ] && [ ! -e "$T/nogp/global_dirty_state.png" ]'
 "$W" plot >/dev/null 2>&1; rc=$?
 check "no DIR: usage error (2)" '[ $rc -eq 2 ]'
+# Progress: a line on a terminal's stderr, nothing with -q or without a terminal.
+if command -v script >/dev/null; then
+  script -qc "'$W' plot -o '$T/prog' '$D32' '$D31' >/dev/null" /dev/null | tr '\r' '\n' >"$T/tty"
+  check "plot shows N/M graphs on a terminal" 'grep -q "^plot: 10/10 graphs, 2/2 results" "$T/tty"'
+  script -qc "'$W' plot -q -o '$T/prog' '$D32' >/dev/null" /dev/null >"$T/ttyq"
+  check "plot -q is silent on a terminal" '[ ! -s "$T/ttyq" ]'
+fi
+"$W" plot -o "$T/prog" "$D32" >/dev/null 2>"$T/notty"
+check "plot is silent on stderr without a terminal" '[ ! -s "$T/notty" ]'
 check "help plot describes every graph" '"$W" help plot | grep -q "balance_dirty_pages-task-bw" && "$W" help plot | grep -q -- "--overlay DIR2"'
 
 # Report.  Fake an `env` (as real runs write) to see the sysctl diff.
