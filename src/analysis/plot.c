@@ -1548,7 +1548,7 @@ static int job_collect(struct plot_job *j, int fd)
 	return j->rc;
 }
 
-/* Reads what the children have drawn so far; -1 when the pipe is gone. */
+/* Counts the progress bytes the children wrote, waiting up to wait_ms. */
 static void read_progress(int fd, int *done, int *known, int wait_ms)
 {
 	struct pollfd pf = { .fd = fd, .events = POLLIN };
