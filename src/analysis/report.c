@@ -119,30 +119,6 @@ static int find_results(struct report *rp, const char *const *dirs, int ndirs, c
 
 /* ---- labels, columns and keys ---------------------------------------------- */
 
-static int is_delim(char c)
-{
-	return c == 0 || c == '/' || c == '-' || c == '=' || c == ':' || c == '.';
-}
-
-/* Replaces whole-token occurrences of v in s with X (as compare masks keys). */
-static char *mask(const char *s, const char *v)
-{
-	size_t vl = strlen(v), sl = strlen(s);
-	char *out = malloc(sl + 1), *o = out;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < sl;) {
-		if (vl && !strncmp(s + i, v, vl) && (i == 0 || is_delim(s[i - 1])) && is_delim(s[i + vl])) {
-			*o++ = 'X';
-			i += vl;
-		} else {
-			*o++ = s[i++];
-		}
-	}
-	*o = 0;
-	return out;
-}
-
 static const char *base_of(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -170,7 +146,12 @@ static int set_names(struct report *rp, struct result *r)
 		if (L > rl + 1 && !strcmp(buf + L - rl, run) && buf[L - rl - 1] == '.')
 			buf[L - rl - 1] = 0;
 	}
-	r->key = strcmp(rp->field, "run") ? mask(buf, r->col) : strdup(buf);
+	/* compare's row key (result_row_key); without meta, or with a case
+	 * the rule cannot mask, the name as it is */
+	char kerr[256] = "";
+	r->key = c && k ? result_row_key(g ? g : "", c, k, rp->field, r->path, kerr, sizeof(kerr)) : NULL;
+	if (!r->key)
+		r->key = strdup(buf);
 	return r->label && r->col && r->key ? 0 : -1;
 }
 

@@ -12,6 +12,17 @@
 #include "../util/util.h"
 #include "../result/metrics.h"
 
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* producer-only figures (stats_set): the simulator */
+WBLAB_METRIC(DIRTIER_WRITTEN_PAGES, "dirtier_written_pages", "pages", METRIC_NONE, ERAS_NONE, "sim",
+	     "pages written by dirtiers themselves (3.1 foreground writeback)")
+WBLAB_METRIC(FLUSHER_IO_COUNT, "flusher_io_count", "", METRIC_NONE, ERAS_NONE, "sim", "flusher IOs")
+WBLAB_METRIC(FLUSHER_IO_MEAN_KB, "flusher_io_mean_kb", "KB", METRIC_HIGHER, ERAS_NONE, "sim",
+	     "mean flusher IO size")
+WBLAB_METRIC(DIRTIER_IO_COUNT, "dirtier_io_count", "", METRIC_NONE, ERAS_NONE, "sim", "dirtier IOs")
+
 /* Figures only the simulator knows: who wrote the pages, and the I/O it issued. */
 static void sim_stats(struct sim *s, struct stats_acc *st, double runtime,
 		      const struct result_dir *rd)
