@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include "simulate.h"
 #include "sim.h"
+#include "../analysis/plot.h"
 #include "../analysis/stats.h"
 #include "../result/result.h"
 #include "../throttle/throttle.h"
@@ -91,6 +92,11 @@ int simulate_one(const struct sim_job *j)
 		s->dat = dw;
 	}
 	s->stats = st;
+	/* with a trace, the graphs' series too, so plotting need not read it back */
+	if (!j->no_trace && !(s->plot = plot_run_new(j->kernel_name, PLOT_SERIES_POINTS))) {
+		wb_error("out of memory");
+		goto abort;
+	}
 	if (sim_run(s, j->runtime)) {
 		wb_error("%s/%s under %s: %s at %.6f s: %s", j->c.group, j->c.name, j->model->name,
 			 j->model->plugin_path ? "policy contract violated" : "model invariant broken",
@@ -120,6 +126,8 @@ int simulate_one(const struct sim_job *j)
 	FILE *f = result_fopen(&rd, "stats");
 	FILE *pf = result_fopen(&rd, "params");
 	int bad = !f || !pf || stats_write(st, f);
+	if (s->plot)    /* after the trace: plot uses it only when not older */
+		bad |= plot_run_save(s->plot, result_file(&rd, PLOT_SERIES_FILE, path, sizeof(path)));
 	if (pf)
 		write_params(j, pf);
 	bad |= (f && fclose(f)) | (pf && fclose(pf));
@@ -137,6 +145,8 @@ abort:
 	dat_writer_abort(dw);
 	result_abort(&rd);
 out:
+	if (s)
+		plot_run_free(s->plot);
 	if (s && s->model)
 		sim_destroy(s);
 	free(s);
