@@ -14,7 +14,7 @@
 #include "../util/util.h"
 
 /* The files a simulated run writes, cmdline aside (it names the -o root). */
-static const char *const produced[] = { "stats", "params", "meta", "trace", "trace.dat",
+static const char *const produced[] = { "stats", "params", "meta", "trace", "trace.dat", "plot-series",
 						    "mountstats" };
 
 static int read_line(const char *path, char *buf, size_t n, char *err, size_t errlen)

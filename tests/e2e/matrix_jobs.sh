@@ -62,6 +62,11 @@ check "rerun of a simulated result: identical" '[ $rc = 0 ] && grep -q "identica
 sed -i 's/^write_bw .*/write_bw 1.0000/' "$R/stats"
 wblab rerun "$R" >o 2>&1; rc=$?
 check "rerun catches a changed stats file" '[ $rc = 1 ] && grep -q "stats differs" o'
+R2=local/results/thresh=10M/xfs-2dd-4k-8p-4096M-10M:10-current
+check "a traced result has its saved graph series" '[ -s "$R2/plot-series" ]'
+printf '# damaged\n' >>"$R2/plot-series"
+wblab rerun "$R2" >o 2>&1; rc=$?
+check "rerun catches a changed plot-series file" '[ $rc = 1 ] && grep -q "plot-series differs" o'
 echo 'wblab sim $(reboot)' >"$R/cmdline"
 wblab rerun "$R" >o 2>&1; rc=$?
 check "rerun refuses a cmdline with shell constructs" '[ $rc = 1 ] && grep -q "shell construct" o'
