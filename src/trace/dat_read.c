@@ -425,6 +425,15 @@ static int advance(struct wbdat *d, struct rcpu *c)
 	}
 }
 
+/* strlcpy: a plain bounded copy (snprintf's "%s" was a third of the
+ * reader's time at one call per event) */
+static void copy_str(char *dst, size_t n, const char *src)
+{
+	size_t l = strnlen(src, n - 1);
+	memcpy(dst, src, l);
+	dst[l] = 0;
+}
+
 static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 {
 	const unsigned char *p = c->ev;
@@ -443,9 +452,9 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 	e->pid = pid;
 	e->cpu = c->cpu;
 	if (pid > 0 && pid < d->npid && d->comm[pid][0])
-		snprintf(e->comm, sizeof(e->comm), "%s", d->comm[pid]);
+		copy_str(e->comm, sizeof(e->comm), d->comm[pid]);
 	else
-		snprintf(e->comm, sizeof(e->comm), "%s", pid == 0 ? "<idle>" : "<...>");
+		copy_str(e->comm, sizeof(e->comm), pid == 0 ? "<idle>" : "<...>");
 	for (int i = 0; i < de->nfields; i++) {
 		const struct dat_field *x = &de->fields[i];
 		const unsigned char *q = p + x->offset;
@@ -465,7 +474,7 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 		}
 		if (x->kind == DK_REASON) {
 			const char *name = dat_reason_name((int)v);
-			snprintf(e->reason, sizeof(e->reason), "%s", name ? name : "?");
+			copy_str(e->reason, sizeof(e->reason), name ? name : "?");
 			continue;
 		}
 		if (x->kind == DK_STATE)
