@@ -74,6 +74,64 @@ static int run_child(char **argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The cmdline wblab sim writes for one result (sim_matrix.c's job_argv):
+ *   wblab sim (-k NAME | --policy PATH) -t T --seed S [--run R] [--set K=V]...
+ *             [--no-trace | --trace-format=text] -o ROOT CASE
+ * and nothing else: no abbreviations, no second -o, no other option, so the
+ * rerun's output root and any plug-in it loads are known before it runs.
+ * Sets *oi to ROOT's index and *pol to PATH's (-1: none). */
+static int canonical_cmdline(int wc, char **w, int *oi, int *pol, char *err, size_t n)
+{
+	static const char *const with_arg[] = { "-k", "--policy", "-t", "--seed", "--run", "--set",
+						"-o" };
+	static const char *const flags[] = { "--no-trace", "--trace-format=text" };
+	int seen_k = 0, seen_t = 0, seen_seed = 0, seen_run = 0;
+	*oi = *pol = -1;
+	if (wc < 3 || strcmp(w[0], "wblab") || strcmp(w[1], "sim")) {
+		snprintf(err, n, "does not start 'wblab sim'");
+		return -1;
+	}
+	int i = 2;
+	for (; i < wc - 1; i++) {
+		int a = -1;
+		for (size_t k = 0; k < ARRAY_SIZE(with_arg); k++)
+			if (!strcmp(w[i], with_arg[k]))
+				a = (int)k;
+		if (a < 0) {
+			int f = 0;
+			for (size_t k = 0; k < ARRAY_SIZE(flags); k++)
+				f |= !strcmp(w[i], flags[k]);
+			if (!f) {
+				snprintf(err, n, "'%.60s' is not an option of a result's cmdline", w[i]);
+				return -1;
+			}
+			continue;
+		}
+		if (i + 1 >= wc - 1) {
+			snprintf(err, n, "%s without its value", w[i]);
+			return -1;
+		}
+		const char *opt = with_arg[a];
+		int once = !strcmp(opt, "-k") || !strcmp(opt, "--policy") ? seen_k++
+			   : !strcmp(opt, "-t") ? seen_t++ : !strcmp(opt, "--seed") ? seen_seed++
+			   : !strcmp(opt, "--run") ? seen_run++ : !strcmp(opt, "-o") ? (*oi >= 0) : 0;
+		if (once) {
+			snprintf(err, n, "%s given twice", opt);
+			return -1;
+		}
+		if (!strcmp(opt, "--policy"))
+			*pol = i + 1;
+		if (!strcmp(opt, "-o"))
+			*oi = i + 1;
+		i++;
+	}
+	if (i != wc - 1 || w[i][0] == '-' || *oi < 0 || !seen_k || !seen_t || !seen_seed) {
+		snprintf(err, n, "not '-k NAME -t T --seed S ... -o ROOT CASE'");
+		return -1;
+	}
+	return 0;
+}
+
 struct cli {
 	int keep;
 	int allow_policy;
@@ -110,26 +168,21 @@ static int run_rerun(int argc, char **argv)
 		wb_error("rerun: %s", err);
 		return 1;
 	}
-	int oi = -1;
-	for (int i = 2; i + 1 < wc; i++)
-		if (strcmp(w[i], "-o") == 0 || strcmp(w[i], "--out") == 0)
-			oi = i + 1;
-	if (wc < 3 || strcmp(w[0], "wblab") != 0 || strcmp(w[1], "sim") != 0 || oi < 0) {
-		wb_error("rerun: %s is not the cmdline of one simulated result ('wblab sim ... -o "
-			 "DIR CASE'); only simulated results rerun", path);
+	int oi = -1, pol = -1;
+	if (canonical_cmdline(wc, w, &oi, &pol, err, sizeof(err))) {
+		wb_error("rerun: %s: %s; only the cmdline 'wblab sim' writes for a simulated "
+			 "result reruns", path, err);
 		shell_words_free(wc, w);
 		return 1;
 	}
 	/* a result's cmdline is data from wherever the tree came from: loading
 	 * the plug-in it names runs arbitrary code, so only when asked */
-	for (int i = 2; i < wc; i++)
-		if ((strcmp(w[i], "--policy") == 0 || strncmp(w[i], "--policy=", 9) == 0) &&
-		    !o.allow_policy) {
-			wb_error("rerun: %s loads the plug-in %s; rerun it with --allow-policy if you "
-				 "trust that file", path, w[i][8] == '=' ? w[i] + 9 : i + 1 < wc ? w[i + 1] : "?");
-			shell_words_free(wc, w);
-			return 1;
-		}
+	if (pol >= 0 && !o.allow_policy) {
+		wb_error("rerun: %s loads the plug-in %s; rerun it with --allow-policy if you "
+			 "trust that file", path, w[pol]);
+		shell_words_free(wc, w);
+		return 1;
+	}
 	char tmp[] = "/tmp/wblab-rerun.XXXXXX";
 	if (!mkdtemp(tmp)) {
 		wb_error("rerun: cannot make a temporary dir: %s", strerror(errno));
@@ -140,30 +193,25 @@ static int run_rerun(int argc, char **argv)
 	w[oi] = tmp;
 	int rc = run_child(w);
 	w[oi] = out;
-	/* where the rerun put it: the same GROUP/CASE-KERNEL[.RUN] below the new
-	 * root (GROUP from meta: a sweep's group has several parts) */
-	char rel[4300], base[4200];
-	snprintf(base, sizeof(base), "%s", dir);
-	size_t bl = strlen(base);
-	while (bl > 1 && base[bl - 1] == '/')
-		base[--bl] = 0;
-	const char *leaf = strrchr(base, '/');
-	leaf = leaf ? leaf + 1 : base;
-	struct kvfile meta;
-	char mpath[4300], group[256] = "";
-	snprintf(mpath, sizeof(mpath), "%s/meta", dir);
-	if (kvf_load(&meta, mpath, err, sizeof(err)) == 0) {
-		const struct kv *g = kvf_get(&meta, "group");
-		if (g)
-			snprintf(group, sizeof(group), "%s", g->val);
-		kvf_free(&meta);
+	/* where the rerun put it: the one result below the new root (found, not
+	 * derived from DIR's meta, which is as untrusted as the cmdline) */
+	char rel[4300] = "";
+	struct result_list found = { 0 };
+	const char *root = tmp;
+	if (rc == 0) {
+		if (result_find(&root, 1, &found, err, sizeof(err)) || found.n != 1) {
+			wb_error("rerun: the command made %d results, not one%s%s", found.n,
+				 found.n ? "" : ": ", found.n ? "" : err);
+			rc = -1;
+		} else {
+			snprintf(rel, sizeof(rel), "%s", found.v[0].path);
+		}
+		result_list_free(&found);
 	}
-	int rn = snprintf(rel, sizeof(rel), "%s/%s/%s", tmp, group, leaf);
-	if (rn < 0 || rn >= (int)sizeof(rel))
-		rel[0] = 0;   /* too long: every file then "differs" */
 	int differ = 0, files = 0;
-	if (rc != 0) {
-		wb_error("rerun: the command failed (status %d): %s", rc, line);
+	if (rc > 0 || rc == -1) {
+		if (rc > 0)
+			wb_error("rerun: the command failed (status %d): %s", rc, line);
 		differ = -1;
 	}
 	for (size_t i = 0; !differ && i < ARRAY_SIZE(produced); i++) {
@@ -189,12 +237,14 @@ static int run_rerun(int argc, char **argv)
 }
 
 static const char usage[] =
-	"usage: wblab rerun [-k] DIR\n"
+	"usage: wblab rerun [-k] [--allow-policy] DIR\n"
 	"\n"
 	"Runs the command in DIR/cmdline again (a simulated result's: 'wblab sim ... -o\n"
 	"ROOT CASE', the command that makes exactly that one result) into a temporary\n"
-	"root, and checks that stats, params, meta, trace, trace.dat and mountstats come\n"
-	"out byte for byte the same.\n"
+	"root, and checks that stats, params, meta, trace, trace.dat, plot-series and\n"
+	"mountstats come out byte for byte the same.  The cmdline must be exactly the\n"
+	"form wblab writes (no other option, one -o, one CASE), and one that loads a\n"
+	"--policy plug-in reruns only with --allow-policy.\n"
 	"\n";
 
 static const char usage_end[] =

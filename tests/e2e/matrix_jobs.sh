@@ -67,6 +67,19 @@ check "a traced result has its saved graph series" '[ -s "$R2/plot-series" ]'
 printf '# damaged\n' >>"$R2/plot-series"
 wblab rerun "$R2" >o 2>&1; rc=$?
 check "rerun catches a changed plot-series file" '[ $rc = 1 ] && grep -q "plot-series differs" o'
+# a cmdline is data: only the exact form wblab writes reruns
+good=$(cat "$R2/cmdline")
+for bad in "--pol $T/evil.so" "--p=$T/evil.so" "--ou=$T/victim" "-o $T/victim" "-o$T/victim" "--out=$T/victim"; do
+	echo "${good% *} $bad ${good##* }" >"$R2/cmdline"
+	wblab rerun "$R2" >o 2>&1; rc=$?
+	check "rerun refuses a cmdline with '${bad%% *}' added" '[ $rc = 1 ] && grep -q "only the cmdline" o && [ ! -e "$T/victim" ]'
+done
+echo "$good" >"$R2/cmdline"
+# a meta group that leads from the rerun's root back to DIR itself
+mkdir "$T/t" && cp -r "$R2" "$T/t/x" && sed -i 's/^write_bw .*/write_bw 99999/' "$T/t/x/stats" &&
+	sed -i "s|^group .*|group ../..$T/t|" "$T/t/x/meta"
+wblab rerun "$T/t/x" >o 2>&1; rc=$?
+check "rerun compares with what it made, not with a place a tampered meta names" '[ $rc = 1 ] && grep -q "stats differs" o'
 echo 'wblab sim $(reboot)' >"$R/cmdline"
 wblab rerun "$R" >o 2>&1; rc=$?
 check "rerun refuses a cmdline with shell constructs" '[ $rc = 1 ] && grep -q "shell construct" o'
