@@ -1,5 +1,6 @@
 /* wblab plot: series extraction, display decimation, gnuplot data and scripts.
  * See plot.h for the contract and docs/plot-report.md for the graphs. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <fcntl.h>
@@ -59,6 +60,8 @@ static void bucket_merge(struct plot_bucket *d, const struct plot_bucket *a)
 	d->n += a->n - 2;
 }
 
+#define PLOT_T_LIMIT (INT64_C(1) << 53)
+
 /* Doubles the bucket width: bucket i takes buckets 2i and 2i+1. */
 static void series_coarsen(struct plot_series *s)
 {
@@ -77,6 +80,11 @@ static void series_coarsen(struct plot_series *s)
 
 int plot_series_add(struct plot_series *s, int64_t t, double v)
 {
+	/* no trace has a timestamp beyond +-2^53 us (285 years): such a point is
+	 * not drawn, which keeps t - t0 and t0 + i * width far from overflow (a
+	 * saved series holding one is an error, plot_run_load_series) */
+	if (t < -PLOT_T_LIMIT || t > PLOT_T_LIMIT)
+		return 0;
 	if (!s->b) {
 		s->cap = s->max_points / 2;
 		s->b = calloc((size_t)s->cap, sizeof(*s->b));
@@ -229,6 +237,7 @@ int plot_graph_lookup(const char *name)
 
 struct task {
 	int pid;
+	uint64_t ino;           /* the file-progress lines: the inode (any 64-bit number) */
 	char title[WB_COMM_LEN + 16];
 	int64_t base;           /* nr_dirtied already counted (not reset since) */
 	double pages;           /* cumulative pages dirtied */
@@ -395,15 +404,15 @@ static int feed_wsi(struct plot_run *r, const struct wb_event *e)
 		return 0;
 	struct task *t = NULL;
 	for (int i = 0; i < r->ninodes && !t; i++)
-		if (r->inodes[i].pid == (int)e->v[F_INO])
+		if (r->inodes[i].ino == (uint64_t)e->v[F_INO])
 			t = &r->inodes[i];
 	if (!t) {
 		if (r->ninodes == PLOT_MAX_TASKS)
 			return 0;
 		t = &r->inodes[r->ninodes++];
 		memset(t, 0, sizeof(*t));
-		t->pid = (int)e->v[F_INO];
-		snprintf(t->title, sizeof(t->title), "ino %d", t->pid);
+		t->ino = (uint64_t)e->v[F_INO];
+		snprintf(t->title, sizeof(t->title), "ino %llu", (unsigned long long)t->ino);
 		int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
 		plot_series_init(&t->s, mp / 4);
 	}
@@ -572,7 +581,7 @@ int plot_run_save(const struct plot_run *r, const char *path)
 	}
 	for (int i = 0; i < r->ninodes; i++) {
 		char id[40];
-		snprintf(id, sizeof(id), "ino:%d", r->inodes[i].pid);
+		snprintf(id, sizeof(id), "ino:%llu", (unsigned long long)r->inodes[i].ino);
 		save_series(f, id, &r->inodes[i].s);
 	}
 	int bad = ferror(f);
@@ -584,12 +593,15 @@ static struct plot_series *series_by_id(struct plot_run *r, const char *id)
 	for (int i = 0; i < S_COUNT; i++)
 		if (!strcmp(sid_names[i], id))
 			return &r->s[i];
-	int pid, n = 0;
+	int pid = 0, n = 0;
+	unsigned long long ino;
 	struct task *t;
-	if (sscanf(id, "ino:%d%n", &pid, &n) == 1 && !id[n] && r->ninodes < PLOT_MAX_TASKS) {
+	if (sscanf(id, "ino:%llu%n", &ino, &n) == 1 && !id[n] && isdigit((unsigned char)id[4]) &&
+	    r->ninodes < PLOT_MAX_TASKS) {
 		t = &r->inodes[r->ninodes++];
 		memset(t, 0, sizeof(*t));
-		snprintf(t->title, sizeof(t->title), "ino %d", pid);
+		t->ino = ino;
+		snprintf(t->title, sizeof(t->title), "ino %llu", ino);
 	} else if (sscanf(id, "task:%d:%n", &pid, &n) == 1 && n && r->ntasks < PLOT_MAX_TASKS) {
 		t = &r->tasks[r->ntasks++];
 		memset(t, 0, sizeof(*t));
@@ -621,7 +633,8 @@ int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t
 		char id[256];
 		int ok = 1;
 		if (left) {
-			ok = sscanf(line, "%lld %lf", &a, &v) == 2 && isfinite(v);
+			ok = sscanf(line, "%lld %lf", &a, &v) == 2 && isfinite(v) &&
+			     a >= -PLOT_T_LIMIT && a <= PLOT_T_LIMIT;
 			if (ok && plot_series_add(cur, a, v))
 				ok = 0;
 			if (ok && --left == 0)
@@ -630,6 +643,7 @@ int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t
 			ok = !strcmp(line, "plot-series 1\n");
 		} else if (sscanf(line, "t0 %lld", &a) == 1) {
 			r->t0 = a;
+			ok = a >= -PLOT_T_LIMIT && a <= PLOT_T_LIMIT;
 		} else if (sscanf(line, "events %llu", &u) == 1) {
 			r->events = u;
 		} else if (sscanf(line, "bdp_pid %lld", &a) == 1) {
@@ -970,8 +984,9 @@ static size_t above_marks(const struct line *l, int n, const struct axis *a, dou
 				continue;
 			int c = xmax > 0 ? (int)(l[i].p[k].t * PLOT_COLS / xmax) : 0;
 			c = c < 0 ? 0 : c >= PLOT_COLS ? PLOT_COLS - 1 : c;
-			if (seen[c]++)
+			if (seen[c])
 				continue;
+			seen[c] = 1;
 			out[m++] = (struct dec_point){ l[i].p[k].t, a->hi };
 		}
 	}
