@@ -52,6 +52,8 @@ struct trace_facts {
 	double pause_s;            /* writers' sleeps */
 	double awrite_median;      /* KB/s, second half */
 	int64_t first_gds_thresh;  /* -1: none */
+	/* the first bdi_dirty_ratelimit event: the bdi's state at the start, KB/s (0: none) */
+	int64_t init_awrite_bw, init_dirty_ratelimit;
 	/* global_dirty_state: the written counter's span and the stalls */
 	uint64_t ngds;
 	int64_t gds_first_us, gds_last_us, written_first, written_last;
@@ -81,6 +83,11 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 		if (*first < 0)
 			*first = e.ts_us;
 		*last = e.ts_us;
+		if (e.type == EV_BDI_DIRTY_RATELIMIT && !tf->init_dirty_ratelimit &&
+		    wb_event_has(&e, F_AWRITE_BW) && e.v[F_DIRTY_RATELIMIT] > 0) {
+			tf->init_awrite_bw = e.v[F_AWRITE_BW];
+			tf->init_dirty_ratelimit = e.v[F_DIRTY_RATELIMIT];
+		}
 		if (e.type == EV_GLOBAL_DIRTY_STATE) {
 			if (tf->first_gds_thresh < 0)
 				tf->first_gds_thresh = e.v[F_THRESH];
@@ -230,6 +237,23 @@ static void derive_device(struct calibration *cal, const struct trace_facts *tf)
 		cal->queue_depth = 1;
 }
 
+#define INIT_BW_KBPS 102400.0  /* a new bdi's estimates: 100 MiB/s */
+
+/* The bdi's estimates at the start.  A loop device's bdi is made with the
+ * device and outlives each attachment, so a run starts with the write
+ * bandwidth and dirty_ratelimit the previous run on that device left (at
+ * 1.7 GB/s after a native run, at the cap after a capped one), not at a new
+ * bdi's 100 MiB/s.  The first bdi_dirty_ratelimit event shows them after one
+ * update: the average moves by at most 1/8 of its distance to the new
+ * sample there, and the ratelimit by at most 1/8 of its distance to the
+ * balanced rate, so they are what the bdi started with to within that. */
+static void derive_bdi_start(struct calibration *cal, const struct trace_facts *tf)
+{
+	int seen = tf->init_dirty_ratelimit > 0 && tf->init_awrite_bw > 0;
+	cal->init_write_bw_kbps = seen ? (double)tf->init_awrite_bw : INIT_BW_KBPS;
+	cal->init_dirty_ratelimit_kbps = seen ? (double)tf->init_dirty_ratelimit : INIT_BW_KBPS;
+}
+
 static void derive(struct calibration *cal, const struct trace_facts *tf, double write_bw)
 {
 	double bs_pages = (double)(cal->c.bs / PAGE_SIZE_BYTES ? cal->c.bs / PAGE_SIZE_BYTES : 1);
@@ -251,6 +275,7 @@ static void derive(struct calibration *cal, const struct trace_facts *tf, double
 	cal->cpu_page_ns = cal->per_page_ns > 0 ? cal->per_page_ns - DEFAULT_SYSCALL_NS / bs_pages : 2500;
 	cal->cpu_page_ns = fmax(cal->cpu_page_ns, MIN_CPU_PAGE_NS);
 	cal->dirtyable_pct = derive_dirtyable_pct(cal, tf->first_gds_thresh);
+	derive_bdi_start(cal, tf);
 }
 
 /* The scheduler in brackets of env's io_scheduler ("[none] mq-deadline ..."),
@@ -350,6 +375,11 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 				   : "writer time per page outside pauses, minus syscall_ns (no CPU time recorded)",
 				   NULL };
 	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio", NULL };
+	k[n++] = (struct cal_key){ "bdi_init_write_bw_kbps", c->init_write_bw_kbps,
+				   "the bdi's avg write_bw at the first bdi_dirty_ratelimit event (the bdi outlives the attachment)",
+				   NULL };
+	k[n++] = (struct cal_key){ "bdi_init_dirty_ratelimit_kbps", c->init_dirty_ratelimit_kbps,
+				   "the bdi's dirty_ratelimit at the first bdi_dirty_ratelimit event", NULL };
 	k[n++] = (struct cal_key){ "bdi_strict_limit", c->bdi_strict_limit, "the device's bdi knob in env", NULL };
 	k[n++] = (struct cal_key){ "bdi_min_ratio", c->bdi_min_ratio, "the device's bdi knob in env", NULL };
 	k[n++] = (struct cal_key){ "bdi_max_ratio", c->bdi_max_ratio, "the device's bdi knob in env", NULL };
@@ -375,7 +405,7 @@ static void key_text(const struct cal_key *k, const char *sep, char *a, size_t n
 
 int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen)
 {
-	struct cal_key k[16];
+	struct cal_key k[20];
 	int n = cal_keys(cal, k);
 	for (int i = 0; i < n; i++) {
 		char a[128];
@@ -388,7 +418,7 @@ int calibration_apply(const struct calibration *cal, struct sim_params *p, char 
 
 void calibration_write(const struct calibration *cal, FILE *f, int as_set)
 {
-	struct cal_key k[16];
+	struct cal_key k[20];
 	int n = cal_keys(cal, k);
 	fprintf(f, "# wblab calibrate: %s/%s, %.0f s; device %.1f MiB/s, kernel estimate %.1f MiB/s,\n"
 		   "# writers %.1f MiB, paused %.2f s, %.0f ns per page outside pauses\n"

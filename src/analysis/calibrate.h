@@ -32,6 +32,7 @@ struct calibration {
 	/* what the simulator gets (dev.model=loop) */
 	double hz, bw_mbps, cpu_page_ns, max_request_kb, nr_requests, dirtyable_pct;
 	double queue_depth, latency_us, stall_every_s, stall_ms;
+	double init_write_bw_kbps, init_dirty_ratelimit_kbps;   /* the bdi's state at the start */
 };
 
 /* Reads DIR; returns 0, or -1 with a one-line reason in err. */
