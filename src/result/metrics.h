@@ -186,6 +186,8 @@ enum metric_better { METRIC_LOWER = -1, METRIC_NONE = 0, METRIC_HIGHER = 1 };
 	X(DEV_WRITE_BW, "dev_write_bw", "MB/s", METRIC_HIGHER, ERAS_NONE, "real", \
 	  "dev_written_mb / runtime_s") \
 	X(DEV_WRITE_IOS, "dev_write_ios", "", METRIC_NONE, ERAS_NONE, "real", "write IOs of the device") \
+	X(DEV_BUSY_S, "dev_busy_s", "s", METRIC_NONE, ERAS_NONE, "real", \
+	  "time the device had a request in flight (io_ticks)") \
 	X(DEV_WRITE_KB_MEAN, "dev_write_kb_mean", "KB", METRIC_HIGHER, ERAS_NONE, "real", \
 	  "mean device write size") \
 	X(TRACED, "traced", "", METRIC_NONE, ERAS_NONE, "real", "1 when the run was traced") \
