@@ -64,7 +64,7 @@ static void make_result(char *dir)
 	assert_non_null(f);
 	gds(f, "flush-8:0", 0);
 	for (int i = 1; i <= 3; i++)
-		bdr(f, i, 102400);
+		bdr(f, i, i == 1 ? 51200 : 102400);
 	bdp(f, 4, 40);
 	bdp(f, 5, 60);
 	const int late[] = { 4096, 8192, 8192, 16384, 8192 };
@@ -102,6 +102,9 @@ static void calibrates_hand_result(void **state)
 	assert_true(cal.cpu_page_ns > 722.0 && cal.cpu_page_ns < 722.1);
 	assert_true(cal.dirtyable_pct == 92);
 	assert_true(cal.hz == 250);
+	/* the bdi's start: the first bdi_dirty_ratelimit event, not a later one */
+	assert_true(cal.init_write_bw_kbps == 51200);
+	assert_true(cal.init_dirty_ratelimit_kbps == 4);
 }
 
 static void missing_trace_is_an_error(void **state)
@@ -225,6 +228,8 @@ static void stalls_and_littles_law(void **state)
 	assert_true(fabs(cal.stall_ms - 1000) < 1e-6);
 	assert_true(fabs(cal.stall_every_s - 9) < 1e-9);
 	assert_string_equal(cal.elevator, "none");
+	/* no bdi_dirty_ratelimit event: a new bdi's 100 MiB/s */
+	assert_true(cal.init_write_bw_kbps == 102400 && cal.init_dirty_ratelimit_kbps == 102400);
 	/* the keys it gives the simulator */
 	char *buf = NULL;
 	size_t len = 0;
