@@ -19,6 +19,7 @@ struct calibration {
 	double dev_write_kb_mean;
 	double writers_cpu_s;      /* the writers' own CPU time (0: not recorded) */
 	double device_cap_mbps;    /* the run's --device-bw cap (0: none) */
+	double dev_busy_s;         /* time the device had a request in flight (0: not recorded) */
 	int loop_device;
 	int bdi_strict_limit, bdi_min_ratio, bdi_max_ratio;   /* the device's knobs in env */
 	char elevator[24];         /* the run's scheduler when the simulator has it ("": auto) */

@@ -251,6 +251,26 @@ static void stalls_and_littles_law(void **state)
 	assert_true(p.dev.bw_mbps == 20 && p.dev.queue_depth == 3 && p.dev.stall_ms == 1000);
 }
 
+/* The device's busy time: the stall result's device wrote 18 MiB/s over
+ * 10 s but had a request in flight only 3 s (io_ticks): its capacity is
+ * 18 x 10 / 3 = 60 MiB/s, not the 20 it delivered while not stalled, and
+ * the latency is W - L / bw = 39.0625 - 100 / (60 x 256) s = 32.552083 ms. */
+static void busy_time_gives_the_capacity(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_stall_result(dir);
+	put(dir, "stats", "write_bw 18\ndev_write_bw 18\nwriters_mb 180\nruntime_s 10\n"
+			  "dev_write_kb_mean 128\ndev_busy_s 3\n");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(fabs(cal.bw_mbps - 60) < 1e-9);
+	assert_true(fabs(cal.latency_us - (39.0625 - 100.0 / (60 * 256) * 1e3) * 1e3) < 1e-6);
+}
+
 /* Under a --device-bw cap the rate is the cap, the stalls are reported but
  * not modelled (blk-throttle's queue absorbs them) and one request is served
  * at a time. */
@@ -288,6 +308,7 @@ int main(void)
 		cmocka_unit_test(a_simulated_result_is_refused),
 		cmocka_unit_test(stalls_and_littles_law),
 		cmocka_unit_test(a_cap_keeps_its_rate_through_stalls),
+		cmocka_unit_test(busy_time_gives_the_capacity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
