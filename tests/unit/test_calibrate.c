@@ -228,6 +228,8 @@ static void stalls_and_littles_law(void **state)
 	assert_true(fabs(cal.stall_ms - 1000) < 1e-6);
 	assert_true(fabs(cal.stall_every_s - 9) < 1e-9);
 	assert_string_equal(cal.elevator, "none");
+	/* no busy time: the device's rate was its capacity, the writer's CPU share 1 */
+	assert_true(cal.busy_capacity == 0 && cal.cpu_share == 1 && cal.syscall_ns == 800);
 	/* no bdi_dirty_ratelimit event: a new bdi's 100 MiB/s */
 	assert_true(cal.init_write_bw_kbps == 102400 && cal.init_dirty_ratelimit_kbps == 102400);
 	/* the keys it gives the simulator */
@@ -253,22 +255,30 @@ static void stalls_and_littles_law(void **state)
 
 /* The device's busy time: the stall result's device wrote 18 MiB/s over
  * 10 s but had a request in flight only 3 s (io_ticks): its capacity is
- * 18 x 10 / 3 = 60 MiB/s, not the 20 it delivered while not stalled, and
- * the latency is W - L / bw = 39.0625 - 100 / (60 x 256) s = 32.552083 ms. */
+ * 18 x 10 / 3 = 60 MiB/s, not the 20 it delivered while not stalled, and the
+ * busy time holds the requests' latency (0).  The device was not what held
+ * the writer back, so its CPU share counts: 4 s of CPU over the 10 s it could
+ * have run (1 dd, no pauses; 2 CPUs less the flusher's 18 x 256 x 10 pages x
+ * 1 us) is 0.4, and the per-page and per-call costs are its CPU costs / 0.4:
+ * (4 s / 4608 pages - 800 ns) / 0.4 and 800 / 0.4 = 2000 ns. */
 static void busy_time_gives_the_capacity(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/wblab-calXXXXXX";
 	make_stall_result(dir);
-	put(dir, "stats", "write_bw 18\ndev_write_bw 18\nwriters_mb 180\nruntime_s 10\n"
-			  "dev_write_kb_mean 128\ndev_busy_s 3\n");
+	put(dir, "stats", "write_bw 18\ndev_write_bw 18\nwriters_mb 18\nruntime_s 10\n"
+			  "dev_write_kb_mean 128\ndev_busy_s 3\nwriters_cpu_s 4\n");
 	struct calibration cal;
 	char err[512] = "";
 	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
 	remove_stall_result(dir);
 	assert_int_equal(rc, 0);
 	assert_true(fabs(cal.bw_mbps - 60) < 1e-9);
-	assert_true(fabs(cal.latency_us - (39.0625 - 100.0 / (60 * 256) * 1e3) * 1e3) < 1e-6);
+	assert_true(cal.busy_capacity == 1);
+	assert_true(cal.latency_us == 0);
+	assert_true(fabs(cal.cpu_share - 0.4) < 1e-12);
+	assert_true(fabs(cal.syscall_ns - 2000) < 1e-9);
+	assert_true(fabs(cal.cpu_page_ns - (4e9 / 4608 - 800) / 0.4) < 1e-6);
 }
 
 /* Under a --device-bw cap the rate is the cap, the stalls are reported but
