@@ -19,6 +19,7 @@ struct calibration {
 	double dev_write_kb_mean;
 	double writers_cpu_s;      /* the writers' own CPU time (0: not recorded) */
 	double device_cap_mbps;    /* the run's --device-bw cap (0: none) */
+	double throttle_mbps;      /* dev.throttle_mbps: the cap as blk-throttle, when the busy time is known */
 	double cpu_share;          /* CPU the writers got / CPU they could have used (0.05..1) */
 	int busy_capacity;         /* bw_mbps is the device's rate while busy (io_ticks) */
 	double dev_busy_s;         /* time the device had a request in flight (0: not recorded) */

@@ -51,6 +51,8 @@ static const struct param_desc descs[] = {
 	{ "dev.parallel", PT_U64, P(dev.parallel), 1, 1, 64, "ssd internal units serving requests at once" },
 	{ "dev.stall_every_s", PT_DOUBLE, P(dev.stall_every_s), 0, 0, 3600, "loop: mean time between host stalls (seeded, exponential); 0 = none" },
 	{ "dev.stall_ms", PT_DOUBLE, P(dev.stall_ms), 0, 0, 10000, "loop: length of one host stall" },
+	{ "dev.throttle_mbps", PT_DOUBLE, P(dev.throttle_mbps), 0, 0, 100000, "blk-throttle write cap in front of the device (wblab run --device-bw), MiB/s; 0 = none" },
+	{ "dev.throttle_slice_ms", PT_DOUBLE, P(dev.throttle_slice_ms), 100, 1, 1000, "blk-throttle slice: the budget grows in whole slices (throtl_slice, HZ/10 on a rotational queue)" },
 	{ "nfs.net_mbps", PT_DOUBLE, P(nfs.net_mbps), 117, 0.1, 100000, "gigabit payload bandwidth, 10^6 B/s" },
 	{ "nfs.net_latency_ms", PT_DOUBLE, P(nfs.net_latency_ms), 0.1, 0, 1000, "one-way network latency" },
 	{ "nfs.wsize_kb", PT_U64, P(nfs.wsize_kb), 1024, 4, 1024, "negotiated NFS wsize" },

@@ -35,6 +35,8 @@ struct dev_params {
 	uint64_t parallel;           /* ssd: internal units serving requests at once */
 	double stall_every_s;        /* loop: mean seconds between host stalls, 0 = none */
 	double stall_ms;             /* loop: length of one stall */
+	double throttle_mbps;        /* blk-throttle write_bps in front of the device, MiB/s; 0 = none */
+	double throttle_slice_ms;    /* its slice (throtl_slice) */
 };
 
 struct nfs_params {

@@ -306,6 +306,36 @@ static void a_cap_keeps_its_rate_through_stalls(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "\n--set dev.bw_mbps=55\n"));
 	assert_null(strstr(buf, "dev.stall"));
+	assert_null(strstr(buf, "dev.throttle"));
+	free(buf);
+}
+
+/* A cap with the device's busy time: the cap becomes blk-throttle
+ * (dev.throttle_mbps) and the device behind it runs at its rate while busy,
+ * 18 x 10 / 0.5 = 360 MiB/s, with all 128 tags and no extra latency. */
+static void a_cap_with_busy_time_is_a_throttle_before_the_device(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_stall_result(dir);
+	put(dir, "params", "device_bw_mbps = 55\n");
+	put(dir, "stats", "write_bw 18\ndev_write_bw 18\nwriters_mb 180\nruntime_s 10\n"
+			  "dev_write_kb_mean 128\ndev_busy_s 0.5\n");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(cal.throttle_mbps == 55);
+	assert_true(fabs(cal.bw_mbps - 360) < 1e-9);
+	assert_true(cal.queue_depth == 128 && cal.latency_us == 0);
+	assert_true(cal.cpu_share == 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	calibration_write(&cal, f, 1);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n--set dev.throttle_mbps=55\n"));
 	free(buf);
 }
 
@@ -319,6 +349,7 @@ int main(void)
 		cmocka_unit_test(stalls_and_littles_law),
 		cmocka_unit_test(a_cap_keeps_its_rate_through_stalls),
 		cmocka_unit_test(busy_time_gives_the_capacity),
+		cmocka_unit_test(a_cap_with_busy_time_is_a_throttle_before_the_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
