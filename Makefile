@@ -23,6 +23,12 @@ GSL_LIBS   := $(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas
 BASIC_CFLAGS += $(GSL_CFLAGS)
 BASIC_LDLIBS := $(GSL_LIBS) $(BASIC_LDLIBS)
 
+# jansson (Debian libjansson-dev): compare's JSON output
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+BASIC_CFLAGS += $(JANSSON_CFLAGS)
+BASIC_LDLIBS := $(JANSSON_LIBS) $(BASIC_LDLIBS)
+
 # trace-cmd .dat support through libtracecmd, when the -dev package is installed
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd libtracefs libtraceevent 2>/dev/null)
 TRACECMD_LIBS   := $(shell pkg-config --libs libtracecmd libtracefs libtraceevent 2>/dev/null)
@@ -31,7 +37,7 @@ BASIC_CFLAGS += -DWBLAB_HAVE_TRACECMD $(TRACECMD_CFLAGS)
 BASIC_LDLIBS += $(TRACECMD_LIBS)
 endif
 
-ALL_CFLAGS  = $(BASIC_CFLAGS) $(SAN) $(CPPFLAGS) $(CFLAGS)
+ALL_CFLAGS  = $(BASIC_CFLAGS) -I$(BUILD)/gen $(SAN) $(CPPFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN) $(LDFLAGS)
 ALL_LDLIBS  = $(BASIC_LDLIBS) $(LDLIBS)
 
@@ -76,6 +82,18 @@ $(BUILD)/gen/commands.inc: $(CMD_SRC) FORCE
 
 $(BUILD)/src/cli/main.o: $(BUILD)/gen/commands.inc
 $(BUILD)/src/cli/main.o: private ALL_CFLAGS += -I$(BUILD)/gen
+
+# The metric table is written where each metric is computed: every line
+# starting WBLAB_METRIC( in a src/ file begins a row, collected (path order,
+# then file order) into the list src/result/metrics.h includes.  Adding a
+# metric touches the file that computes it (and docs/stats.md).
+METRIC_SRC := $(sort $(wildcard src/*/*.c))
+$(BUILD)/gen/metric_rows.h: $(METRIC_SRC) scripts/gen-metric-rows.awk FORCE
+	@mkdir -p $(dir $@)
+	@awk -f scripts/gen-metric-rows.awk $(METRIC_SRC) > $@.tmp || { rm -f $@.tmp; exit 1; }
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(LIB_OBJ) $(BUILD)/src/cli/main.o $(TEST_BIN): $(BUILD)/gen/metric_rows.h
 
 $(BUILD)/libwblab.a: $(LIB_OBJ)
 	rm -f $@

@@ -51,8 +51,26 @@ int main(int argc, char **argv)
 					if (pid == 0) {
 						sched_setaffinity(0, sizeof(one), &one);
 						if (!freopen("/dev/null", "w", stdout)) {}
-						execl(wblab, wblab, "sim", "-j", "1", "-t", runtime, "-k", k[m],
-						      "-o", out, cs, (char *)NULL);
+						/* argv[3...]: extra `wblab sim` options
+						 * (bench/sim-speed-ratios compares them) */
+						char *av[64];
+						int an = 0;
+						av[an++] = (char *)wblab;
+						av[an++] = "sim";
+						av[an++] = "-q";
+						av[an++] = "-j";
+						av[an++] = "1";
+						av[an++] = "-t";
+						av[an++] = (char *)runtime;
+						av[an++] = "-k";
+						av[an++] = (char *)k[m];
+						av[an++] = "-o";
+						av[an++] = out;
+						for (int x = 3; x < argc && an < 60; x++)
+							av[an++] = argv[x];
+						av[an++] = cs;
+						av[an] = NULL;
+						execv(wblab, av);
 						_exit(127);
 					}
 					int st;

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(build-essential pkg-config libcmocka-dev gnuplot-nox libtracefs-dev libtracecmd-dev
       libtraceevent-dev libzstd-dev trace-cmd xfsprogs btrfs-progs e2fsprogs util-linux clang
-      libclang-rt-14-dev libgsl-dev chromium imagemagick poppler-utils libxml2-utils file parallel fdisk)
+      libclang-rt-14-dev libgsl-dev libjansson-dev chromium imagemagick poppler-utils libxml2-utils file parallel fdisk)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 /* wblab compare: one metric of many results, cases as rows, the values of one
  * field as columns.  Three stages: find result dirs, read each into a sample
- * (row key, column, value), then fold samples into a sorted table. */
+ * (row key, column, value), then fold samples into a sorted table.  Its
+ * text, tsv and json forms are written by compare_write.c. */
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
@@ -99,18 +100,6 @@ static int entry_exists(const char *path)
 static const char *const meta_required[] = { "case", "group", "kernel", "fs", "job",
 					      "thresh", "bg", "run" };
 
-/* CASE = FS-JOB-BS-CPUS-MEM-THRESH:BG, split on '-' into exactly 6 tokens. */
-static int split_case(char *name, char *tok[6])
-{
-	int n = 0;
-	for (char *p = name, *save = NULL, *t; (t = strtok_r(p, "-", &save)); p = NULL) {
-		if (n == 6)
-			return -1;
-		tok[n++] = t;
-	}
-	return n == 6 ? 0 : -1;
-}
-
 /* No meta file: take GROUP from the parent dir name and CASE-KERNEL[.RUN]
  * from the leaf (six '-' tokens of case, the rest is the kernel). */
 static int meta_from_dirname(struct kvfile *m, const char *dir, char *err, size_t errlen)
@@ -205,54 +194,14 @@ static int load_meta(struct kvfile *m, const char *dir, struct strvec *notes, ch
 	return 0;
 }
 
-/* Masks `thresh=VALUE` inside a group name, so "NFS-thresh=100M" and
- * "NFS-thresh=1G" line up when thresh is the compared field. */
-static char *mask_group_thresh(const char *group)
-{
-	const char *p = strstr(group, "thresh=");
-	if (!p)
-		return xstrdup(group);
-	const char *end = p + 7 + strcspn(p + 7, "-/");
-	return xprintf("%.*sthresh=X%s", (int)(p - group), group, end);
-}
-
-/* Row key GROUP/CASE-KERNEL with the compared field's part replaced by X. */
+/* Row key GROUP/CASE-KERNEL with the compared field's part replaced by X
+ * (result_row_key: the rule report shares). */
 static int make_key(const struct kvfile *m, const char *field, char **key, char *err, size_t errlen)
 {
-	static const char *const tok_fields[] = { "fs", "job", "bs", "cpus", "mem", "thresh", "bg" };
-	const char *group = kvf_get(m, "group")->val, *kernel = kvf_get(m, "kernel")->val;
-	char *name = xstrdup(kvf_get(m, "case")->val);
-	char *g = strcmp(field, "group") == 0 ? xstrdup("X")
-		  : strcmp(field, "thresh") == 0 ? mask_group_thresh(group) : xstrdup(group);
-	char *c = NULL;
-	int tf = -1;
-	for (size_t i = 0; i < ARRAY_SIZE(tok_fields); i++)
-		if (strcmp(field, tok_fields[i]) == 0)
-			tf = (int)i;
-	if (strcmp(field, "case") == 0) {
-		c = xstrdup("X");
-	} else if (tf < 0) {
-		c = xstrdup(name);
-	} else {
-		char *tok[6];
-		if (split_case(name, tok) || !strchr(tok[5], ':')) {
-			snprintf(err, errlen, "%s: case '%.80s' is not FS-JOB-BS-CPUS-MEM-THRESH:BG, "
-				 "cannot mask '%s'", m->path, kvf_get(m, "case")->val, field);
-			free(name);
-			free(g);
-			return -1;
-		}
-		char *bg = strchr(tok[5], ':');
-		*bg++ = 0;
-		const char *t[7] = { tok[0], tok[1], tok[2], tok[3], tok[4], tok[5], bg };
-		t[tf] = "X";
-		c = xprintf("%s-%s-%s-%s-%s-%s:%s", t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
-	}
-	*key = xprintf("%s/%s-%s", g, c, strcmp(field, "kernel") == 0 ? "X" : kernel);
-	free(name);
-	free(g);
-	free(c);
-	return 0;
+	err[0] = 0;
+	*key = result_row_key(kvf_get(m, "group")->val, kvf_get(m, "case")->val,
+			      kvf_get(m, "kernel")->val, field, m->path, err, errlen);
+	return *key ? 0 : -1;
 }
 
 /* Every line of stats must be `name number`; returns the metric's value,
@@ -324,6 +273,7 @@ struct builder {
 	const char *field, *metric;
 	regex_t *re, *vre;
 	struct strvec cols, names, notes;
+	struct strvec env;     /* env_notes' records, for cmp_table.env */
 	struct sample *s;
 	int ns, cap;
 	int base_col;          /* column of the first kept result of the first DIR */
@@ -695,8 +645,8 @@ static void env_diff(const struct kvfile *x, const struct kvfile *y, const char 
 }
 
 struct diffset {
-	struct strvec keys, lines;
-	const char *what;          /* "between columns" or the merging column */
+	struct strvec keys, lines, recs;
+	const char *kind, *col_a, *col_b;   /* of the pair being compared */
 };
 
 static void diff_collect(void *arg, const char *k, const char *a, const char *b)
@@ -706,6 +656,9 @@ static void diff_collect(void *arg, const char *k, const char *a, const char *b)
 		return;
 	sv_push(&d->keys, xstrdup(k));
 	sv_push(&d->lines, xprintf("%s: %s vs %s", k, a, b));
+	if (d->kind)
+		sv_push(&d->recs, xprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", d->kind, k, d->col_a, a,
+					  d->col_b, b));
 }
 
 /* Notes: what differs between the columns' results (first result of each
@@ -714,18 +667,22 @@ static void diff_collect(void *arg, const char *k, const char *a, const char *b)
  * b->s sorted by (key, col). */
 static void env_notes(struct builder *b)
 {
-	struct diffset cols = { 0 }, merged = { 0 };
+	struct diffset cols = { .kind = "differs" }, merged = { .kind = "merges" };
 	for (int i = 0; i < b->ns;) {
 		int j = i;
 		while (j < b->ns && strcmp(b->s[j].key, b->s[i].key) == 0)
 			j++;
 		for (int k = i; k < j; k++) {
-			if (b->s[k].col != b->s[i].col && (k == i || b->s[k].col != b->s[k - 1].col))
+			if (b->s[k].col != b->s[i].col && (k == i || b->s[k].col != b->s[k - 1].col)) {
+				cols.col_a = b->cols.v[b->s[i].col];
+				cols.col_b = b->cols.v[b->s[k].col];
 				env_diff(b->s[i].env, b->s[k].env, b->field, diff_collect, &cols);
+			}
 			if (k > i && b->s[k].col == b->s[k - 1].col) {
 				int first = k - 1;
 				while (first > i && b->s[first - 1].col == b->s[k].col)
 					first--;
+				merged.col_a = merged.col_b = b->cols.v[b->s[k].col];
 				env_diff(b->s[first].env, b->s[k].env, b->field, diff_collect, &merged);
 			}
 		}
@@ -739,10 +696,17 @@ static void env_notes(struct builder *b)
 		sv_push(&b->notes, xprintf("one %s value merges results that differ in %s: "
 					   "its mean mixes different setups", b->field,
 					   merged.lines.v[i]));
+	/* the same, for the writers to print under the table */
+	for (int i = 0; i < cols.recs.n; i++)
+		sv_push(&b->env, xstrdup(cols.recs.v[i]));
+	for (int i = 0; i < merged.recs.n; i++)
+		sv_push(&b->env, xstrdup(merged.recs.v[i]));
 	sv_free(&cols.keys);
 	sv_free(&cols.lines);
+	sv_free(&cols.recs);
 	sv_free(&merged.keys);
 	sv_free(&merged.lines);
+	sv_free(&merged.recs);
 }
 
 /* Keys whose values differ among all results: candidates for -c. */
@@ -819,6 +783,17 @@ static void list_cols(const struct strvec *cols, char *buf, size_t n)
 	list_names(cols, buf, n);
 }
 
+/* "kind\x1fkey\x1fcol_a\x1fa\x1fcol_b\x1fb" split in place (kind owns it). */
+static void env_record(char *rec, struct cmp_envdiff *d)
+{
+	char *f[6] = { rec };
+	for (int i = 1; i < 6; i++) {
+		f[i] = strchr(f[i - 1], '\x1f');
+		*f[i]++ = 0;
+	}
+	*d = (struct cmp_envdiff){ f[0], f[1], f[2], f[3], f[4], f[5] };
+}
+
 static int finish(struct builder *b, struct cmp_table **out, int nfound)
 {
 	if (b->nmeasured == 0 && b->nno_metric) {
@@ -874,6 +849,12 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	t->notes = b->notes.v;
 	t->nnotes = b->notes.n;
 	memset(&b->notes, 0, sizeof(b->notes));
+	t->nenv = b->env.n;
+	t->env = xrealloc(NULL, (size_t)(b->env.n + 1) * sizeof(*t->env));
+	for (int i = 0; i < b->env.n; i++)
+		env_record(b->env.v[i], &t->env[i]);   /* t owns the strings now */
+	free(b->env.v);
+	memset(&b->env, 0, sizeof(b->env));
 	*out = t;
 	if (t->nrows == 0) {
 		char hint[600];
@@ -910,6 +891,7 @@ static void builder_free(struct builder *b)
 	sv_free(&b->cols);
 	sv_free(&b->names);
 	sv_free(&b->notes);
+	sv_free(&b->env);
 }
 
 static int cmp_found(const void *a, const void *b)
@@ -962,6 +944,9 @@ void cmp_free(struct cmp_table *t)
 		free(t->cols[c]);
 	for (int i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
+	for (int i = 0; i < t->nenv; i++)
+		free(t->env[i].kind);
+	free(t->env);
 	free(t->notes);
 	free(t->rows);
 	free(t->cols);
@@ -999,256 +984,4 @@ int cmp_parse_format(const char *s, enum cmp_format *fmt)
 			return 0;
 		}
 	return -1;
-}
-
-/* ---- text: writeback-tests' layout, byte for byte ---- */
-
-#define STDDEV_W 6   /* " ±NNN%" in display columns */
-
-/* " ±x%" padded to STDDEV_W columns; blanks when unknown (< 2 runs). */
-static void text_stddev(FILE *f, const struct cmp_cell *c)
-{
-	char pct[32];
-	if (!c || c->runs < 2 || c->mean == 0) {
-		fprintf(f, "%*s", STDDEV_W, "");
-		return;
-	}
-	snprintf(pct, sizeof(pct), "%.0f%%", 100.0 * c->stddev / fabs(c->mean));
-	fprintf(f, " \xc2\xb1%-*s", STDDEV_W - 2, pct);
-}
-
-/* A cell is 24 columns: baseline or no-percent "%24.2f", else
- * "%+10.1f%% %12.2f"; then the optional stddev, then two spaces. */
-static void text_cell(FILE *f, const struct cmp_table *t, int col, double base, double v,
-		      const struct cmp_cell *c, int na, int base_na)
-{
-	double pct;
-	if (na)
-		fprintf(f, "%24s", "n/a");
-	else if (col > 0 && !base_na && cmp_change(base, v, &pct))
-		fprintf(f, "%+10.1f%% %12.2f", pct, v);
-	else
-		fprintf(f, "%24.2f", v);
-	if (t->want_stddev)
-		text_stddev(f, c);
-	/* the first separator blank carries the significance marker */
-	fputs(!c || c->sig < 0 ? "  " : c->sig ? "* " : "~ ", f);
-}
-
-static void text_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
-{
-	int na = cmp_summary_na(t);
-	for (int c = 0; c < t->ncols; c++)
-		text_cell(f, t, c, v[0], v[c], NULL, na, na);
-	fprintf(f, "%s %s\n", label, t->metric);
-}
-
-static void write_text(const struct cmp_table *t, FILE *f)
-{
-	int w = 24 + (t->want_stddev ? STDDEV_W : 0);
-	for (int c = 0; c < t->ncols; c++)
-		fprintf(f, "%*s  ", w, t->cols[c]);
-	fputc('\n', f);
-	for (int c = 0; c < t->ncols; c++)
-		fprintf(f, "%.*s  ", w, "------------------------------------------------");
-	fputc('\n', f);
-	for (int r = 0; r < t->nrows; r++) {
-		const struct cmp_row *row = &t->rows[r];
-		for (int c = 0; c < t->ncols; c++)
-			text_cell(f, t, c, row->cells[0].mean, row->cells[c].mean, &row->cells[c],
-				  row->cells[c].na, row->cells[0].na);
-		fprintf(f, "%s\n", row->key);
-	}
-	text_summary(f, t, t->total, "TOTAL");
-	if (t->want_geomean)
-		text_summary(f, t, t->geomean, "GEOMEAN");
-	if (t->want_geomean && t->ngeomean >= 2 && !cmp_summary_na(t)) {
-		fprintf(f, "%*s  ", w, "");
-		for (int c = 1; c < t->ncols; c++) {
-			char ci[64];
-			snprintf(ci, sizeof(ci), "[%+.1f%%, %+.1f%%]", t->ci_lo[c], t->ci_hi[c]);
-			fprintf(f, "%*s  ", w, ci);
-		}
-		fprintf(f, "CI95 GEOMEAN %s\n", t->metric);
-	}
-}
-
-/* ---- tsv: one line per (row, column) ---- */
-
-static void tsv_str(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
-}
-
-static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp_cell *c,
-		     double base, int is_base)
-{
-	double pct;
-	tsv_str(f, key);
-	fputc('\t', f);
-	tsv_str(f, col);
-	if (!c->runs) {
-		fputs(c->na ? "\tn/a\t\t0\t\t\t\n" : "\t\t\t0\t\t\t\n", f);
-		return;
-	}
-	fprintf(f, "\t%.10g\t", c->mean);
-	if (c->runs > 1)
-		fprintf(f, "%.10g", c->stddev);
-	fprintf(f, "\t%d\t", c->runs);
-	if (!is_base && cmp_change(base, c->mean, &pct))
-		fprintf(f, "%.10g", pct);
-	if (!is_base && c->sig >= 0)
-		fprintf(f, "\t%.6g\t%d\n", c->p_value, c->sig);
-	else
-		fputs("\t\t\n", f);
-}
-
-static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
-{
-	char *key = xprintf("%s %s", label, t->metric);
-	for (int c = 0; c < t->ncols; c++) {
-		double pct;
-		tsv_str(f, key);
-		fputc('\t', f);
-		tsv_str(f, t->cols[c]);
-		if (cmp_summary_na(t)) {
-			fputs("\tn/a\t\t\t\t\t\n", f);
-			continue;
-		}
-		fprintf(f, "\t%.10g\t\t\t", v[c]);
-		if (c > 0 && cmp_change(v[0], v[c], &pct))
-			fprintf(f, "%.10g", pct);
-		fputs("\t\t\n", f);
-	}
-	free(key);
-}
-
-static void write_tsv(const struct cmp_table *t, FILE *f)
-{
-	fprintf(f, "key\t%s\t%s\tstddev\truns\tchange_pct\tp_value\tsignificant\n", t->field,
-		t->metric);
-	for (int r = 0; r < t->nrows; r++)
-		for (int c = 0; c < t->ncols; c++)
-			tsv_line(f, t->rows[r].key, t->cols[c], &t->rows[r].cells[c],
-				 t->rows[r].cells[0].mean, c == 0 || t->rows[r].cells[0].na);
-	tsv_summary(f, t, t->total, "TOTAL");
-	if (t->want_geomean)
-		tsv_summary(f, t, t->geomean, "GEOMEAN");
-}
-
-/* ---- json ---- */
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-static void json_num(FILE *f, double v)
-{
-	fprintf(f, "%.10g", v);
-}
-
-static void json_cell(FILE *f, const struct cmp_cell *c, double base, int is_base)
-{
-	double pct;
-	if (!c->runs) {
-		fputs(c->na ? "\"n/a\"" : "null", f);
-		return;
-	}
-	fputs("{\"mean\": ", f);
-	json_num(f, c->mean);
-	fputs(", \"stddev\": ", f);
-	c->runs > 1 ? json_num(f, c->stddev) : (void)fputs("null", f);
-	fprintf(f, ", \"runs\": %d, \"change_pct\": ", c->runs);
-	!is_base && cmp_change(base, c->mean, &pct) ? json_num(f, pct) : (void)fputs("null", f);
-	if (!is_base && c->sig >= 0) {
-		fputs(", \"p_value\": ", f);
-		json_num(f, c->p_value);
-		fprintf(f, ", \"significant\": %s", c->sig ? "true" : "false");
-	}
-	fputc('}', f);
-}
-
-/* "name": {"values": [...], "change_pct": [...]} */
-static void json_summary(FILE *f, const struct cmp_table *t, const char *name, const double *v)
-{
-	double pct;
-	int na = cmp_summary_na(t);
-	fprintf(f, ",\n  \"%s\": {\"values\": [", name);
-	for (int c = 0; c < t->ncols; c++) {
-		fputs(c ? ", " : "", f);
-		na ? (void)fputs("\"n/a\"", f) : json_num(f, v[c]);
-	}
-	fputs("], \"change_pct\": [", f);
-	for (int c = 0; c < t->ncols; c++) {
-		fputs(c ? ", " : "", f);
-		!na && c > 0 && cmp_change(v[0], v[c], &pct) ? json_num(f, pct) : (void)fputs("null", f);
-	}
-	fputs("]}", f);
-}
-
-static void write_json(const struct cmp_table *t, FILE *f)
-{
-	fputs("{\n  \"field\": ", f);
-	json_str(f, t->field);
-	fputs(",\n  \"metric\": ", f);
-	json_str(f, t->metric);
-	fputs(",\n  \"columns\": [", f);
-	for (int c = 0; c < t->ncols; c++) {
-		fputs(c ? ", " : "", f);
-		json_str(f, t->cols[c]);
-	}
-	fputs("],\n  \"rows\": [", f);
-	for (int r = 0; r < t->nrows; r++) {
-		fputs(r ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
-		json_str(f, t->rows[r].key);
-		fputs(", \"cells\": [", f);
-		for (int c = 0; c < t->ncols; c++) {
-			fputs(c ? ", " : "", f);
-			json_cell(f, &t->rows[r].cells[c], t->rows[r].cells[0].mean,
-				  c == 0 || t->rows[r].cells[0].na);
-		}
-		fputs("]}", f);
-	}
-	fputs(t->nrows ? "\n  ]" : "]", f);
-	json_summary(f, t, "total", t->total);
-	if (t->want_geomean) {
-		json_summary(f, t, "geomean", t->geomean);
-		fprintf(f, ",\n  \"geomean_rows\": %d", t->ngeomean);
-		if (t->ngeomean >= 2 && !cmp_summary_na(t)) {
-			fputs(",\n  \"geomean_ci95_pct\": [null", f);
-			for (int c = 1; c < t->ncols; c++) {
-				fputs(", [", f);
-				json_num(f, t->ci_lo[c]);
-				fputs(", ", f);
-				json_num(f, t->ci_hi[c]);
-				fputc(']', f);
-			}
-			fputc(']', f);
-		}
-	}
-	if (t->nna)
-		fprintf(f, ",\n  \"na_rows\": %d", t->nna);
-	fprintf(f, ",\n  \"left_out_single\": %d\n}\n", t->nsingle);
-}
-
-int cmp_write(const struct cmp_table *t, enum cmp_format fmt, FILE *f)
-{
-	if (fmt == CMP_TSV)
-		write_tsv(t, f);
-	else if (fmt == CMP_JSON)
-		write_json(t, f);
-	else
-		write_text(t, f);
-	return ferror(f) ? -1 : 0;
 }

@@ -61,6 +61,14 @@ struct cmp_row {
 	struct cmp_cell *cells;       /* [ncols] */
 };
 
+/* One key (params.X or env.X) that differs: between the first results of
+ * two columns in a row (kind "differs"), or between two results one column
+ * merges into a cell (kind "merges": col_a == col_b; the mean mixes setups).
+ * (absent) stands for a key one side lacks. */
+struct cmp_envdiff {
+	char *kind, *key, *col_a, *a, *col_b, *b;
+};
+
 struct cmp_table {
 	char *field, *metric;
 	int ncols;
@@ -81,6 +89,9 @@ struct cmp_table {
 	int nsingle;                  /* cases left out: present in one column only */
 	int nnotes;
 	char **notes;                 /* one-line warnings for the caller to show */
+	int nenv;
+	struct cmp_envdiff *env;      /* each differing key once, "differs" first;
+				       * every format prints them under the table */
 };
 
 /* Scans dirs (result dirs, or roots searched recursively) and builds the

@@ -1,7 +1,9 @@
 /* wblab plot: series extraction, display decimation, gnuplot data and scripts.
  * See plot.h for the contract and docs/plot-report.md for the graphs. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "decimate.h"
 #include "plot.h"
 #include "stats.h"
 #include "../result/result.h"
@@ -69,6 +72,7 @@ static void series_coarsen(struct plot_series *s)
 	memset(s->b + half, 0, (size_t)(s->cap - half) * sizeof(*s->b));
 	s->used = half;
 	s->width *= 2;
+	s->last_hi = s->last_lo = 0;    /* the cached bucket moved */
 }
 
 int plot_series_add(struct plot_series *s, int64_t t, double v)
@@ -81,6 +85,11 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 		s->t0 = t;
 		s->width = 1;
 	}
+	if (t >= s->last_lo && t < s->last_hi && s->fed) {
+		bucket_put(&s->b[s->last], t, v);
+		s->fed++;
+		return 0;
+	}
 	/* Out-of-order timestamps (per-CPU buffers) before the start go to bucket 0. */
 	int64_t i = t <= s->t0 ? 0 : (t - s->t0) / s->width;
 	while (i >= s->cap) {
@@ -90,6 +99,9 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 	bucket_put(&s->b[i], t, v);
 	if (i >= s->used)
 		s->used = (int)i + 1;
+	s->last = (int)i;
+	s->last_lo = i ? s->t0 + i * s->width : INT64_MIN;   /* bucket 0 takes all earlier */
+	s->last_hi = s->t0 + (i + 1) * s->width;
 	s->fed++;
 	return 0;
 }
@@ -139,6 +151,8 @@ static const struct gdef gdefs[PG_COUNT] = {
 			     "no balance_dirty_pages events from writer tasks" },
 	[PG_NFS_COMMIT] = { "nfs-commit", "MB", NULL, 0,
 			    "no nfs_commit_unstable_pages/nfs_commit_release events" },
+	[PG_FILE_PROGRESS] = { "writeback-file-progress", "MB written back (file offset)", NULL, 0,
+			       "no writeback_single_inode events with index" },
 };
 
 enum sid {
@@ -234,6 +248,8 @@ struct plot_run {
 	int64_t dirtied0, written0;
 	int ntasks;
 	struct task tasks[PLOT_MAX_TASKS];
+	int ninodes;
+	struct task inodes[PLOT_MAX_TASKS];     /* pid holds the inode number */
 };
 
 #define PAGES_TO_MB ((double)PAGE_SIZE_BYTES / 1048576.0)
@@ -258,6 +274,8 @@ void plot_run_free(struct plot_run *r)
 		plot_series_free(&r->s[i]);
 	for (int i = 0; i < r->ntasks; i++)
 		plot_series_free(&r->tasks[i].s);
+	for (int i = 0; i < r->ninodes; i++)
+		plot_series_free(&r->inodes[i].s);
 	free(r);
 }
 
@@ -367,6 +385,31 @@ static int feed_nfs_commit(struct plot_run *r, const struct wb_event *e)
 	return put(r, S_N_COMMIT, e, F_RET, PAGES_TO_MB) | put(r, S_N_CHUNK, e, F_WRITE_CHUNK, PAGES_TO_MB);
 }
 
+/* writeback_single_inode's index is where writeback stands in the file: with
+ * one writer per file (dd), each file's line is its writer's progress as
+ * written back, the task progress a 3.1 trace shows (it has no per-task
+ * dirtied counts).  The first PLOT_MAX_TASKS inodes are followed. */
+static int feed_wsi(struct plot_run *r, const struct wb_event *e)
+{
+	if (!wb_event_has(e, F_INO) || !wb_event_has(e, F_INDEX))
+		return 0;
+	struct task *t = NULL;
+	for (int i = 0; i < r->ninodes && !t; i++)
+		if (r->inodes[i].pid == (int)e->v[F_INO])
+			t = &r->inodes[i];
+	if (!t) {
+		if (r->ninodes == PLOT_MAX_TASKS)
+			return 0;
+		t = &r->inodes[r->ninodes++];
+		memset(t, 0, sizeof(*t));
+		t->pid = (int)e->v[F_INO];
+		snprintf(t->title, sizeof(t->title), "ino %d", t->pid);
+		int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
+		plot_series_init(&t->s, mp / 4);
+	}
+	return plot_series_add(&t->s, e->ts_us, (double)e->v[F_INDEX] * PAGES_TO_MB);
+}
+
 int plot_run_feed(struct plot_run *r, const struct wb_event *e)
 {
 	if (!r->have_t0) {
@@ -387,6 +430,8 @@ int plot_run_feed(struct plot_run *r, const struct wb_event *e)
 		return feed_nfs_commit(r, e);
 	case EV_NFS_COMMIT_RELEASE:
 		return put(r, S_N_RELEASE, e, F_LEN, PAGES_TO_MB);
+	case EV_WRITEBACK_SINGLE_INODE:
+		return feed_wsi(r, e);
 	default:
 		return 0;
 	}
@@ -436,6 +481,8 @@ int plot_run_has(const struct plot_run *r, enum plot_graph g)
 		return r->ntasks > 0;
 	case PG_NFS_COMMIT:
 		return r->s[S_N_COMMIT].fed + r->s[S_N_RELEASE].fed > 0;
+	case PG_FILE_PROGRESS:
+		return r->ninodes > 0;
 	default:
 		return 0;
 	}
@@ -450,10 +497,12 @@ const char *plot_run_missing(const struct plot_run *r, enum plot_graph g)
 const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_graph g,
 					  const char *title)
 {
-	if (g == PG_BDP_TASK_BW) {
-		for (int i = 0; i < r->ntasks; i++)
-			if (!strcmp(r->tasks[i].title, title))
-				return &r->tasks[i].s;
+	if (g == PG_BDP_TASK_BW || g == PG_FILE_PROGRESS) {
+		const struct task *t = g == PG_FILE_PROGRESS ? r->inodes : r->tasks;
+		int n = g == PG_FILE_PROGRESS ? r->ninodes : r->ntasks;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(t[i].title, title))
+				return &t[i].s;
 		return NULL;
 	}
 	for (int i = 0; i < S_COUNT; i++)
@@ -462,35 +511,190 @@ const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_gr
 	return NULL;
 }
 
+/* ---- saved series ------------------------------------------------------------ */
+
+/* Series ids in the file: the sdefs index names, tasks by "task PID TITLE". */
+static const char *const sid_names[S_COUNT] = {
+	"limit", "thresh", "bg_thresh", "dirty", "writeback", "unstable", "sum",
+	"dirtied", "written",
+	"p_limit", "p_setpoint", "p_dirty", "p_bdi_setpoint", "p_bdi_dirty",
+	"p_task_ratelimit", "p_dirty_ratelimit", "p_balanced_ratelimit",
+	"b_write_bw", "b_avg_write_bw", "b_task_ratelimit", "b_balanced", "b_dirty_ratelimit",
+	"pause", "paused", "dirtied_ev", "dirtied_pause",
+	"n_commit", "n_chunk", "n_release",
+};
+
+struct save_ctx {
+	FILE *f;
+};
+
+static int count_point(void *arg, int64_t t, double v)
+{
+	(void)arg;
+	(void)t;
+	(void)v;
+	return 0;
+}
+
+static int save_point(void *arg, int64_t t, double v)
+{
+	struct save_ctx *c = arg;
+	fprintf(c->f, "%lld %.9g\n", (long long)t, v);
+	return 0;
+}
+
+static void save_series(FILE *f, const char *id, const struct plot_series *ps)
+{
+	struct save_ctx c = { f };
+	fprintf(f, "series %s %llu %zu\n", id, (unsigned long long)ps->fed,
+		plot_series_each(ps, count_point, NULL));
+	plot_series_each(ps, save_point, &c);
+}
+
+int plot_run_save(const struct plot_run *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "plot-series 1\nt0 %lld\nevents %llu\nbdp_pid %d\n", (long long)r->t0,
+		(unsigned long long)r->events, r->bdp_pid);
+	for (int i = 1; i < EV_TYPE_COUNT; i++)
+		if (r->nev[i])
+			fprintf(f, "nev %s %llu\n", wb_event_name((enum wb_event_type)i),
+				(unsigned long long)r->nev[i]);
+	for (int i = 0; i < S_COUNT; i++)
+		if (r->s[i].fed)
+			save_series(f, sid_names[i], &r->s[i]);
+	for (int i = 0; i < r->ntasks; i++) {
+		char id[WB_COMM_LEN + 40];
+		snprintf(id, sizeof(id), "task:%d:%s", r->tasks[i].pid, r->tasks[i].title);
+		save_series(f, id, &r->tasks[i].s);
+	}
+	for (int i = 0; i < r->ninodes; i++) {
+		char id[40];
+		snprintf(id, sizeof(id), "ino:%d", r->inodes[i].pid);
+		save_series(f, id, &r->inodes[i].s);
+	}
+	int bad = ferror(f);
+	return fclose(f) || bad ? -1 : 0;
+}
+
+static struct plot_series *series_by_id(struct plot_run *r, const char *id)
+{
+	for (int i = 0; i < S_COUNT; i++)
+		if (!strcmp(sid_names[i], id))
+			return &r->s[i];
+	int pid, n = 0;
+	struct task *t;
+	if (sscanf(id, "ino:%d%n", &pid, &n) == 1 && !id[n] && r->ninodes < PLOT_MAX_TASKS) {
+		t = &r->inodes[r->ninodes++];
+		memset(t, 0, sizeof(*t));
+		snprintf(t->title, sizeof(t->title), "ino %d", pid);
+	} else if (sscanf(id, "task:%d:%n", &pid, &n) == 1 && n && r->ntasks < PLOT_MAX_TASKS) {
+		t = &r->tasks[r->ntasks++];
+		memset(t, 0, sizeof(*t));
+		snprintf(t->title, sizeof(t->title), "%s", id + n);
+	} else {
+		return NULL;
+	}
+	t->pid = pid;
+	int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
+	plot_series_init(&t->s, mp / 4);
+	return &t->s;
+}
+
+int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen_regular(path, 1, err, errlen);
+	if (!f)
+		return -1;
+	char line[512];
+	int lno = 0, rc = 0;
+	struct plot_series *cur = NULL;
+	unsigned long long left = 0, fed = 0;
+	r->have_t0 = 1;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		lno++;
+		long long a;
+		unsigned long long u;
+		double v;
+		char id[256];
+		int ok = 1;
+		if (left) {
+			ok = sscanf(line, "%lld %lf", &a, &v) == 2 && isfinite(v);
+			if (ok && plot_series_add(cur, a, v))
+				ok = 0;
+			if (ok && --left == 0)
+				cur->fed = fed;
+		} else if (lno == 1) {
+			ok = !strcmp(line, "plot-series 1\n");
+		} else if (sscanf(line, "t0 %lld", &a) == 1) {
+			r->t0 = a;
+		} else if (sscanf(line, "events %llu", &u) == 1) {
+			r->events = u;
+		} else if (sscanf(line, "bdp_pid %lld", &a) == 1) {
+			r->bdp_pid = (int)a;
+		} else if (sscanf(line, "nev %255s %llu", id, &u) == 2) {
+			enum wb_event_type t = wb_event_lookup(id, (int)strlen(id));
+			if (t > EV_UNKNOWN && t < EV_TYPE_COUNT)
+				r->nev[t] = u;
+		} else if (sscanf(line, "series %255s %llu %llu", id, &fed, &left) == 3) {
+			cur = series_by_id(r, id);
+			ok = cur && !cur->fed && fed >= left;
+			if (ok && !left)
+				cur->fed = fed;
+		} else {
+			ok = 0;
+		}
+		if (!ok) {
+			snprintf(err, errlen, "%s:%d: not a plot-series line", path, lno);
+			rc = -1;
+		}
+	}
+	if (!rc && (left || lno == 0)) {
+		snprintf(err, errlen, "%s: truncated", path);
+		rc = -1;
+	}
+	fclose(f);
+	return rc;
+}
+
 /* ---- data files and scripts ------------------------------------------------- */
+
+/* Every graph has the same fixed plot area (margins set in the script, at
+ * screen fractions), so the pixel grid each series is decimated to is known:
+ * the SVG's (the report's copy, 800x500) PLOT_COLS x PLOT_ROWS.  The PNG for
+ * mail is drawn larger from the same points. */
+#define PLOT_W 800
+#define PLOT_H 500
+#define PNG_W 1024
+#define PNG_H 640
+#define PLOT_LM 0.08
+#define PLOT_RM 0.70
+#define PLOT_BM 0.10
+#define PLOT_TM 0.92
+#define PLOT_COLS 496        /* (PLOT_RM - PLOT_LM) * PLOT_W */
+#define PLOT_ROWS 410        /* (PLOT_TM - PLOT_BM) * PLOT_H */
 
 /* One series of one run as it goes into G.dat and the plot command. */
 struct line {
 	const struct plot_series *s;
 	const char *title, *with, *color;
 	int y2, run;
+	struct dec_point *p;    /* kept points, seconds from the run's first event */
+	size_t n;
 };
-
-struct dat_ctx {
-	FILE *f;
-	int64_t t0;
-};
-
-static int dat_point(void *arg, int64_t t, double v)
-{
-	struct dat_ctx *c = arg;
-	fprintf(c->f, "%.6f %.6g\n", (double)(t - c->t0) / 1e6, v);
-	return 0;
-}
 
 /* Lists the drawable series of graph g for one run. */
 static int collect(struct plot_run *r, int run, enum plot_graph g, struct line *out, int max)
 {
 	int n = 0;
-	if (g == PG_BDP_TASK_BW) {
-		for (int i = 0; i < r->ntasks && n < max; i++)
-			out[n++] = (struct line){ &r->tasks[i].s, r->tasks[i].title, "lines lw 2",
-						  task_colors[i % PLOT_MAX_TASKS], 0, run };
+	if (g == PG_BDP_TASK_BW || g == PG_FILE_PROGRESS) {
+		const struct task *t = g == PG_FILE_PROGRESS ? r->inodes : r->tasks;
+		int nt = g == PG_FILE_PROGRESS ? r->ninodes : r->ntasks;
+		for (int i = 0; i < nt && n < max; i++)
+			out[n++] = (struct line){ &t[i].s, t[i].title, "lines lw 2",
+						  task_colors[i % PLOT_MAX_TASKS], 0, run, NULL, 0 };
 		return n;
 	}
 	for (int i = 0; i < S_COUNT && n < max; i++) {
@@ -499,9 +703,104 @@ static int collect(struct plot_run *r, int run, enum plot_graph g, struct line *
 		const char *title = sdefs[i].title;
 		if (i == S_SUM && !r->s[S_UNSTABLE].fed)
 			title = "dirty+writeback";
-		out[n++] = (struct line){ &r->s[i], title, sdefs[i].with, sdefs[i].color, sdefs[i].y2, run };
+		out[n++] = (struct line){ &r->s[i], title, sdefs[i].with, sdefs[i].color, sdefs[i].y2,
+					  run, NULL, 0 };
 	}
 	return n;
+}
+
+static int is_markers(const struct line *l)
+{
+	return !strncmp(l->with, "points", 6);
+}
+
+struct fill_ctx {
+	struct dec_point *p;
+	size_t n;
+	int64_t t0;
+};
+
+static int fill_point(void *arg, int64_t t, double v)
+{
+	struct fill_ctx *c = arg;
+	c->p[c->n++] = (struct dec_point){ (double)(t - c->t0) / 1e6, v };
+	return 0;
+}
+
+/* The bucketed points of a series, in seconds from the run's first event. */
+static int materialize(struct line *l, int64_t t0)
+{
+	size_t cap = 2 * (size_t)(l->s->cap > 0 ? l->s->cap : 1);
+	struct fill_ctx c = { malloc(cap * sizeof(*c.p)), 0, t0 };
+	if (!c.p)
+		return -1;
+	plot_series_each(l->s, fill_point, &c);
+	l->p = c.p;
+	l->n = c.n;
+	return 0;
+}
+
+/* One y axis: its range and whether it was capped for robustness. */
+struct axis {
+	int used, log;
+	double lo, hi;          /* drawn range */
+	double max;             /* highest value of any point */
+	int capped;             /* hi < max: points above are marked on the top edge */
+	size_t above;           /* points above hi (before decimation to pixels) */
+};
+
+/* Graphs whose y1 values are per-call samples: a start-up burst (a 1200 ms
+ * first pause, a first bandwidth estimate) would squash the steady state, so
+ * their axis is set by the points after the first tenth of the run, and what
+ * lies above is marked on the top edge instead. */
+static int robust_y1(enum plot_graph g)
+{
+	return g == PG_BDP_PAUSE || g == PG_BDP_BANDWIDTH;
+}
+
+#define RAMP_FRACTION 0.10
+#define CAP_FACTOR 1.5      /* cap only when the outliers are this much higher */
+
+static void axis_range(struct axis *a, const struct line *l, int n, int y2, double xmax, int robust)
+{
+	double steady = -HUGE_VAL;
+	int first = 1;
+	for (int i = 0; i < n; i++) {
+		if (l[i].y2 != y2)
+			continue;
+		for (size_t k = 0; k < l[i].n; k++) {
+			double v = l[i].p[k].v;
+			if (a->log && !(v > 0))
+				continue;
+			if (first || v < a->lo)
+				a->lo = v;
+			if (first || v > a->max)
+				a->max = v;
+			first = 0;
+			if (l[i].p[k].t >= RAMP_FRACTION * xmax && v > steady)
+				steady = v;
+		}
+	}
+	a->used = !first;
+	if (!a->used)
+		return;
+	a->hi = a->max;
+	if (robust && steady > 0 && a->max > CAP_FACTOR * steady) {
+		a->hi = steady * 1.05;
+		a->capped = 1;
+	}
+	if (!a->log && a->lo > 0)
+		a->lo = 0;      /* amounts: from zero */
+	if (!(a->hi > a->lo))
+		a->hi = a->log ? a->lo * 2 : a->lo + 1;
+}
+
+static void decimate_line(struct line *l, const struct axis *a, double xmax)
+{
+	struct dec_grid g = { .x0 = 0, .x1 = xmax, .cols = PLOT_COLS, .y0 = a->lo, .y1 = a->hi,
+			      .rows = PLOT_ROWS, .ylog = a->log };
+	/* in place: the output never runs ahead of the input */
+	l->n = decimate_columns(l->p, l->n, &g, is_markers(l) ? DEC_MARKERS : DEC_LINES, l->p);
 }
 
 /* gnuplot single-quoted string: only ' needs doubling. */
@@ -516,40 +815,122 @@ static void gp_str(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-static void gp_header(FILE *f, enum plot_graph g, const char *title, int y2used)
+/* Tics of a log axis at 1, 2, 5 x 10^k (only 10^k over more than three
+ * decades), printed plainly: 0.01, not 0.00390625. */
+static void gp_log_tics(FILE *f, const char *axis, double lo, double hi)
+{
+	int d0 = (int)floor(log10(lo)), d1 = (int)ceil(log10(hi));
+	static const double steps[] = { 1, 2, 5 };
+	int sub = d1 - d0 <= 3 ? 3 : 1, first = 1;
+	fprintf(f, "set %stics (", axis);
+	for (int d = d0; d <= d1; d++)
+		for (int i = 0; i < sub; i++) {
+			double v = steps[i] * pow(10, d);
+			if (v < lo / 1.0001 || v > hi * 1.0001)
+				continue;
+			fprintf(f, "%s'%g' %g", first ? "" : ", ", v, v);
+			first = 0;
+		}
+	fputs(")\n", f);
+	if (first)
+		fprintf(f, "set %stics autofreq\n", axis);
+}
+
+static void gp_axis(FILE *f, const char *axis, const struct axis *a)
+{
+	if (a->log) {
+		/* a little room on a log scale is a factor, not an offset */
+		fprintf(f, "set logscale %s 2\nset %srange [%g:%g]\n", axis, axis, a->lo / 1.2, a->hi * 1.2);
+		gp_log_tics(f, axis, a->lo / 1.2, a->hi * 1.2);
+	} else {
+		double room = (a->hi - a->lo) * 0.05;
+		fprintf(f, "set %srange [%g:%g]\nset format %s '%%g'\n", axis, a->lo,
+			a->hi + (a->capped ? 0 : room), axis);
+	}
+}
+
+static void gp_header(FILE *f, enum plot_graph g, const char *title, const struct axis *ax,
+		      double xmax)
 {
 	const struct gdef *d = &gdefs[g];
 	fprintf(f, "# %s, written by wblab plot.  Data: %s.dat, one block per series\n"
-		   "# (gnuplot 'index N'; columns: seconds since the first trace event, value).\n"
-		   "# Edit and run `gnuplot %s.gp` in this directory to redraw.\n",
-		d->name, d->name, d->name);
+		   "# (gnuplot 'index N'; columns: seconds since the first trace event, value),\n"
+		   "# decimated to this plot area's %dx%d pixels: each column keeps its lowest\n"
+		   "# and highest point.  Edit and run `gnuplot %s.gp` in this directory to redraw.\n"
+		   "reset\n",
+		d->name, d->name, PLOT_COLS, PLOT_ROWS, d->name);
 	fputs("set title ", f);
 	gp_str(f, title);
-	fprintf(f, "\nset xlabel 'time (s)'\nset ylabel '%s'\nset grid\nset xrange [0:*]\n"
-		   "set key outside right top vertical\nset offsets 0, 0, graph 0.05, 0\n", d->ylabel);
-	if (d->y2label && y2used) {
+	fprintf(f, "\nset xlabel 'time (s)'\nset ylabel '%s'\nset grid\nset xrange [0:%g]\n"
+		   "set format x '%%g'\nset key outside right top vertical\n"
+		   "set lmargin at screen %.2f\nset rmargin at screen %.2f\n"
+		   "set bmargin at screen %.2f\nset tmargin at screen %.2f\n",
+		d->ylabel, xmax > 0 ? xmax : 1, PLOT_LM, PLOT_RM, PLOT_BM, PLOT_TM);
+	if (ax[0].used)
+		gp_axis(f, "y", &ax[0]);
+	if (d->y2label && ax[1].used) {
 		fprintf(f, "set y2label '%s'\nset y2tics\nset ytics nomirror\n", d->y2label);
-		if (d->y2log)
-			fputs("set logscale y2 2\n", f);
+		gp_axis(f, "y2", &ax[1]);
 	}
-	if (g == PG_GLOBAL_DIRTY_STATE || g == PG_BDP_PAGES)
-		fputs("set yrange [0:*]\n", f);
+}
+
+/* The second run of an overlay: its own colour (hue turned half way round),
+ * dashed, open markers, so neither hides the other. */
+static void run_color(const char *c, int run, char *out, size_t n)
+{
+	unsigned r, g, b;
+	if (!run || sscanf(c, "#%2x%2x%2x", &r, &g, &b) != 3) {
+		snprintf(out, n, "%s", c);
+		return;
+	}
+	if (r == g && g == b) {             /* black/grey: a dark red-brown */
+		snprintf(out, n, "#a05000");
+		return;
+	}
+	/* rotate the hue by 180 degrees (r,g,b -> max+min-r, ...) and darken */
+	unsigned mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
+	unsigned mn = r < g ? (r < b ? r : b) : (g < b ? g : b);
+	snprintf(out, n, "#%02x%02x%02x", (mx + mn - r) * 3 / 4, (mx + mn - g) * 3 / 4,
+		 (mx + mn - b) * 3 / 4);
 }
 
 static void gp_plot(FILE *f, const char *name, const struct line *l, int n, int nruns,
-		    struct plot_run *const *runs)
+		    struct plot_run *const *runs, const struct axis *ax, int nabove)
 {
 	fputs("plot \\\n", f);
+	if (nruns > 1)
+		for (int r = 0; r < nruns; r++) {
+			char title[200];
+			snprintf(title, sizeof(title), "%s: %s", r ? "dashed" : "solid", runs[r]->label);
+			fprintf(f, "  NaN with lines lc rgb 'black' dt %d lw 2 title ", r ? 2 : 1);
+			gp_str(f, title);
+			fputs(", \\\n", f);
+		}
 	for (int i = 0; i < n; i++) {
-		char title[256];
+		char title[256], color[32], with[64];
 		if (nruns > 1)
 			snprintf(title, sizeof(title), "%s (%s)", l[i].title, runs[l[i].run]->label);
 		else
 			snprintf(title, sizeof(title), "%s", l[i].title);
-		fprintf(f, "  '%s.dat' index %d using 1:2 axes x1%s with %s lc rgb '%s' dt %d title ",
-			name, i, l[i].y2 ? "y2" : "y1", l[i].with, l[i].color, l[i].run ? 2 : 1);
+		run_color(l[i].color, l[i].run, color, sizeof(color));
+		snprintf(with, sizeof(with), "%s", is_markers(&l[i]) ? "lines lw 3" : l[i].with);
+		fprintf(f, "  '%s.dat' index %d using 1:2 axes x1%s with %s lc rgb '%s' dt %d ",
+			name, i, l[i].y2 ? "y2" : "y1", with, color,
+			l[i].run && !is_markers(&l[i]) ? 2 : 1);
+		if (is_markers(&l[i]))  /* the strokes draw the markers; the key shows one */
+			fprintf(f, "notitle, \\\n  NaN with points pt 7 ps 0.6 lc rgb '%s' title ", color);
+		else
+			fputs("title ", f);
 		gp_str(f, title);
-		fputs(i + 1 < n ? ", \\\n" : "\n", f);
+		fputs(i + 1 < n || nabove ? ", \\\n" : "\n", f);
+	}
+	if (nabove) {
+		char title[128];
+		snprintf(title, sizeof(title), "above the y range (max %.4g)", ax[0].max);
+		fprintf(f, "  '%s.dat' index %d using 1:2 with points pt 9 ps 0.8 lc rgb 'black' title ",
+			name, n);
+		gp_str(f, title);
+		fputc('\n', f);
 	}
 }
 
@@ -575,47 +956,75 @@ static int close_out(FILE *f, const char *outdir, const char *name, const char *
 	return 0;
 }
 
-static int count_point(void *arg, int64_t t, double v)
+/* Points above a capped y1 axis, one mark per pixel column on its top edge. */
+static size_t above_marks(const struct line *l, int n, const struct axis *a, double xmax,
+			  struct dec_point *out)
 {
-	(void)arg;
-	(void)t;
-	(void)v;
-	return 0;
+	size_t m = 0;
+	char seen[PLOT_COLS] = { 0 };
+	for (int i = 0; i < n; i++) {
+		if (l[i].y2)
+			continue;
+		for (size_t k = 0; k < l[i].n; k++) {
+			if (!(l[i].p[k].v > a->hi))
+				continue;
+			int c = xmax > 0 ? (int)(l[i].p[k].t * PLOT_COLS / xmax) : 0;
+			c = c < 0 ? 0 : c >= PLOT_COLS ? PLOT_COLS - 1 : c;
+			if (seen[c]++)
+				continue;
+			out[m++] = (struct dec_point){ l[i].p[k].t, a->hi };
+		}
+	}
+	return m;
 }
 
+/* A marker is written as a stroke half a pixel long, drawn with round caps:
+ * in SVG that is a few bytes of one path instead of one element per marker
+ * (5x smaller), and it looks the same. */
 static int write_dat(const char *outdir, const char *name, const struct line *l, int n,
-		     struct plot_run *const *runs, char *err, size_t errlen)
+		     struct plot_run *const *runs, const struct dec_point *above, size_t nabove,
+		     double xmax, char *err, size_t errlen)
 {
+	double dot = 0.5 * (xmax > 0 ? xmax : 1) / PLOT_COLS;
 	FILE *f = open_out(outdir, name, "dat", err, errlen);
 	if (!f)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		struct dat_ctx c = { f, runs[l[i].run]->t0 };
-		fprintf(f, "%s# index %d: %s, run %s (%llu points, %llu before decimation)\n",
-			i ? "\n\n" : "", i, l[i].title, runs[l[i].run]->label,
-			(unsigned long long)plot_series_each(l[i].s, count_point, NULL),
+		fprintf(f, "%s# index %d: %s, run %s (%zu points, %llu before decimation)\n",
+			i ? "\n\n" : "", i, l[i].title, runs[l[i].run]->label, l[i].n,
 			(unsigned long long)l[i].s->fed);
-		plot_series_each(l[i].s, dat_point, &c);
+		for (size_t k = 0; k < l[i].n; k++)
+			if (is_markers(&l[i]))
+				fprintf(f, "%.6f %.6g\n%.6f %.6g\n\n", l[i].p[k].t, l[i].p[k].v,
+					l[i].p[k].t + dot, l[i].p[k].v);
+			else
+				fprintf(f, "%.6f %.6g\n", l[i].p[k].t, l[i].p[k].v);
+	}
+	if (nabove) {
+		fprintf(f, "\n\n# index %d: marks on the top edge where a point lies above the y range\n",
+			n);
+		for (size_t k = 0; k < nabove; k++)
+			fprintf(f, "%.6f %.6g\n", above[k].t, above[k].v);
 	}
 	return close_out(f, outdir, name, "dat", err, errlen);
 }
 
 static int write_gp(const char *outdir, enum plot_graph g, const char *title, const struct line *l,
-		    int n, struct plot_run *const *runs, int nruns, char *err, size_t errlen)
+		    int n, struct plot_run *const *runs, int nruns, const struct axis *ax,
+		    double xmax, int nabove, char *err, size_t errlen)
 {
 	const char *name = gdefs[g].name;
 	FILE *f = open_out(outdir, name, "gp", err, errlen);
 	if (!f)
 		return -1;
-	int y2used = 0;
-	for (int i = 0; i < n; i++)
-		y2used |= l[i].y2;
-	gp_header(f, g, title, y2used);
-	fprintf(f, "set terminal pngcairo size 1280,800 noenhanced font 'sans,10'\n"
-		   "set output '%s.png'\n", name);
-	gp_plot(f, name, l, n, nruns, runs);
-	fprintf(f, "set terminal svg size 1280,800 noenhanced font 'sans,12' background rgb 'white'\n"
-		   "set output '%s.svg'\nreplot\nset output\n", name);
+	gp_header(f, g, title, ax, xmax);
+	/* gd's png took less than half pngcairo's time on these graphs
+	 * (docs/plot-report.md has the measurement); the SVG is the sharp copy */
+	fprintf(f, "set terminal png size %d,%d noenhanced rounded font 'sans,10'\n"
+		   "set output '%s.png'\n", PNG_W, PNG_H, name);
+	gp_plot(f, name, l, n, nruns, runs, ax, nabove);
+	fprintf(f, "set terminal svg size %d,%d noenhanced rounded font 'sans,10' background rgb 'white'\n"
+		   "set output '%s.svg'\nreplot\nset output\n", PLOT_W, PLOT_H, name);
 	return close_out(f, outdir, name, "gp", err, errlen);
 }
 
@@ -623,7 +1032,7 @@ int plot_write_graph(struct plot_run *const *runs, int nruns, enum plot_graph g,
 		     const char *title, const char *outdir, char *err, size_t errlen)
 {
 	struct line l[2 * (S_COUNT + PLOT_MAX_TASKS)];
-	int n = 0;
+	int n = 0, rc = -1;
 	for (int i = 0; i < nruns; i++)
 		n += collect(runs[i], i, g, l + n, (int)ARRAY_SIZE(l) - n);
 	if (!n) {
@@ -638,9 +1047,36 @@ int plot_write_graph(struct plot_run *const *runs, int nruns, enum plot_graph g,
 				len += snprintf(full + len, sizeof(full) - (size_t)len, "%s pid %d",
 						i ? "," : " -", runs[i]->bdp_pid);
 	}
-	if (write_dat(outdir, gdefs[g].name, l, n, runs, err, errlen))
-		return -1;
-	return write_gp(outdir, g, full, l, n, runs, nruns, err, errlen);
+	double xmax = 0;
+	struct dec_point *above = NULL;
+	size_t nabove = 0;
+	for (int i = 0; i < n; i++) {
+		if (materialize(&l[i], runs[l[i].run]->t0)) {
+			snprintf(err, errlen, "out of memory");
+			n = i;
+			goto out;
+		}
+		for (size_t k = 0; k < l[i].n; k++)
+			if (l[i].p[k].t > xmax)
+				xmax = l[i].p[k].t;
+	}
+	struct axis ax[2] = { { .log = 0 }, { .log = gdefs[g].y2log } };
+	axis_range(&ax[0], l, n, 0, xmax, robust_y1(g));
+	axis_range(&ax[1], l, n, 1, xmax, 0);
+	if (ax[0].capped) {
+		above = malloc((size_t)PLOT_COLS * sizeof(*above));
+		if (above)
+			nabove = above_marks(l, n, &ax[0], xmax, above);
+	}
+	for (int i = 0; i < n; i++)
+		decimate_line(&l[i], &ax[l[i].y2], xmax);
+	if (!write_dat(outdir, gdefs[g].name, l, n, runs, above, nabove, xmax, err, errlen))
+		rc = write_gp(outdir, g, full, l, n, runs, nruns, ax, xmax, nabove > 0, err, errlen);
+out:
+	for (int i = 0; i < n; i++)
+		free(l[i].p);
+	free(above);
+	return rc;
 }
 
 /* ---- running gnuplot -------------------------------------------------------- */
@@ -660,23 +1096,34 @@ int plot_find_gnuplot(char *buf, size_t n)
 	return -1;
 }
 
-/* Starts `gnuplot NAME.gp` in outdir, output to gnuplot.log there. */
-static pid_t gnuplot_start(const char *gnuplot, const char *outdir, const char *name)
+/* Starts `gnuplot G1.gp G2.gp ...` in outdir for the graphs i, i + step,
+ * i + 2 step ... of s, output to gnuplot.log there: one process runs several
+ * scripts (each begins with `reset`), which saves a process start (~16 ms of
+ * CPU) per graph. */
+static pid_t gnuplot_start(const char *gnuplot, const struct plot_summary *s, int i, int step)
 {
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
-	char script[512];
-	snprintf(script, sizeof(script), "%s.gp", name);
+	char scripts[PG_COUNT][80];
+	char *argv[PG_COUNT + 2];
+	int n = 0;
+	argv[n++] = "gnuplot";
+	for (int k = i; k < s->nmade; k += step) {
+		snprintf(scripts[n - 1], sizeof(scripts[0]), "%s.gp", gdefs[s->made[k]].name);
+		argv[n] = scripts[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
 	int fd = -1;
-	if (chdir(outdir) == 0)
+	if (chdir(s->outdir) == 0)
 		fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (fd < 0)
 		_exit(126);
 	dup2(fd, 1);
 	dup2(fd, 2);
 	close(fd);
-	execl(gnuplot, "gnuplot", script, (char *)NULL);
+	execv(gnuplot, argv);
 	_exit(127);
 }
 
@@ -688,21 +1135,43 @@ static int file_nonempty(const char *dir, const char *name, const char *ext)
 	return stat(p, &st) == 0 && st.st_size > 0;
 }
 
-/* Draws every made graph with one gnuplot process each, all at once. */
-static int run_gnuplot(const char *gnuplot, const struct plot_summary *s, char *err, size_t errlen)
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+static void progress_byte(int fd, char c)
+{
+	if (fd > 0 && write(fd, &c, 1) < 0) {
+		/* progress is best effort */
+	}
+}
+
+/* Draws every made graph, one gnuplot process each, at most `jobs` at once
+ * (each writes only its own G.png/G.svg, so the output does not depend on
+ * the order they finish in). */
+static int run_gnuplot(const char *gnuplot, const struct plot_summary *s, int jobs,
+		       int progress_fd, char *err, size_t errlen)
 {
 	pid_t pids[PG_COUNT];
 	char log[4200];
 	snprintf(log, sizeof(log), "%s/gnuplot.log", s->outdir);
 	unlink(log);
-	for (int i = 0; i < s->nmade; i++)
-		pids[i] = gnuplot_start(gnuplot, s->outdir, gdefs[s->made[i]].name);
-	int bad = -1;
-	for (int i = 0; i < s->nmade; i++) {
+	if (jobs <= 0)
+		jobs = online_cpus();
+	/* `jobs` processes, each drawing every jobs-th graph; waited for by pid,
+	 * so a caller's other children are left alone */
+	int np = jobs < s->nmade ? jobs : s->nmade, bad = -1;
+	for (int i = 0; i < np; i++)
+		pids[i] = gnuplot_start(gnuplot, s, i, np);
+	for (int i = 0; i < np; i++) {
 		int st = 0;
 		if (pids[i] < 0 || waitpid(pids[i], &st, 0) < 0 || !WIFEXITED(st) ||
 		    WEXITSTATUS(st) != 0)
 			bad = bad < 0 ? i : bad;
+		for (int k = i; k < s->nmade; k += np)
+			progress_byte(progress_fd, 'g');
 	}
 	for (int i = 0; bad < 0 && i < s->nmade; i++)
 		if (!file_nonempty(s->outdir, gdefs[s->made[i]].name, "png") ||
@@ -767,6 +1236,11 @@ static int open_result(const char *dir, struct meta_ctx *m, char *trace, size_t 
 		snprintf(err, errlen, "%s: no readable trace (%s: %s)", dir, trace, strerror(errno));
 		return -1;
 	}
+	/* a regular file, even when the saved series spare reading it */
+	FILE *tf = fopen_regular(trace, 1, err, errlen);
+	if (!tf)
+		return -1;
+	fclose(tf);
 	memset(m, 0, sizeof(*m));
 	char path[4200], e2[256];
 	snprintf(path, sizeof(path), "%s/meta", dir);
@@ -925,13 +1399,26 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 	int rc = -1;
 	run_labels(m, dirs, nruns);
 	for (int i = 0; i < nruns; i++) {
-		runs[i] = plot_run_new(m[i].kernel, o->max_points);
+		/* the series the simulator saved, unless asked for the trace or
+		 * for more points than were saved */
+		char sp[4200];
+		snprintf(sp, sizeof(sp), "%s/%s", dirs[i], PLOT_SERIES_FILE);
+		struct stat ss, ts;
+		int use = !o->from_trace && o->max_points <= PLOT_SERIES_POINTS &&
+			  lstat(sp, &ss) == 0 && stat(traces[i], &ts) == 0 &&
+			  (ss.st_mtim.tv_sec > ts.st_mtim.tv_sec ||
+			   (ss.st_mtim.tv_sec == ts.st_mtim.tv_sec &&
+			    ss.st_mtim.tv_nsec >= ts.st_mtim.tv_nsec));
+		runs[i] = plot_run_new(m[i].kernel, use && o->max_points <= 0 ? 4 * PLOT_SERIES_POINTS
+									  : o->max_points);
 		if (!runs[i]) {
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-		if (plot_run_load(runs[i], traces[i], err, errlen))
+		if (use ? plot_run_load_series(runs[i], sp, err, errlen)
+			: plot_run_load(runs[i], traces[i], err, errlen))
 			goto out;
+		s->from_series += use;
 		s->events += runs[i]->events;
 	}
 	if (s->events == 0) {
@@ -944,7 +1431,10 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 		goto out;
 	if (o->no_gnuplot)
 		drop_images(s);
-	rc = o->no_gnuplot || !s->nmade ? 0 : run_gnuplot(gnuplot, s, err, errlen);
+	for (int i = 0; i < s->nmade; i++)
+		progress_byte(o->progress_fd, 'T');
+	rc = o->no_gnuplot || !s->nmade ? 0
+					: run_gnuplot(gnuplot, s, o->jobs, o->progress_fd, err, errlen);
 out:
 	for (int i = 0; i < nruns; i++)
 		plot_run_free(runs[i]);
@@ -1004,4 +1494,149 @@ int plot_read_index(const char *outdir, struct plot_summary *s)
 	if (access(path, R_OK) != 0)
 		return -1;
 	return kv_read(path, index_cb, s, err, sizeof(err));
+}
+
+/* ---- many results at once ------------------------------------------------- */
+
+struct worker {
+	pid_t pid;
+	int fd;                 /* read end of the job's result pipe */
+	int job;
+};
+
+/* The child's answer: rc, err and the summary, through a pipe (about 12 KB,
+ * well under a pipe's buffer, so the child never blocks on it). */
+static void job_child(struct plot_job *j, const struct plot_opts *o, int fd)
+{
+	struct plot_opts po = *o;
+	po.overlay = j->overlay;
+	po.outdir = j->outdir;
+	j->rc = plot_result(j->dir, &po, &j->sum, j->err, sizeof(j->err));
+	const char *p = (const char *)j;
+	size_t left = sizeof(*j);
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w <= 0)
+			_exit(1);
+		p += w;
+		left -= (size_t)w;
+	}
+	_exit(0);
+}
+
+static int job_collect(struct plot_job *j, int fd)
+{
+	struct plot_job got;
+	char *p = (char *)&got;
+	size_t left = sizeof(got);
+	while (left > 0) {
+		ssize_t r = read(fd, p, left);
+		if (r <= 0)
+			break;
+		p += r;
+		left -= (size_t)r;
+	}
+	close(fd);
+	if (left) {
+		j->rc = -1;
+		snprintf(j->err, sizeof(j->err), "%s: plotting process failed", j->dir);
+		return -1;
+	}
+	j->rc = got.rc;
+	memcpy(j->err, got.err, sizeof(j->err));
+	j->sum = got.sum;
+	return j->rc;
+}
+
+/* Counts the progress bytes the children wrote, waiting up to wait_ms. */
+static void read_progress(int fd, int *done, int *known, int wait_ms)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	if (poll(&pf, 1, wait_ms) <= 0)
+		return;
+	char buf[256];
+	ssize_t r = read(fd, buf, sizeof(buf));
+	for (ssize_t i = 0; i < r; i++) {
+		*done += buf[i] == 'g';
+		*known += buf[i] == 'T';
+	}
+}
+
+int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int workers,
+	      plot_progress_fn progress, void *arg)
+{
+	if (workers <= 0)
+		workers = online_cpus();
+	int cpus = workers;
+	if (workers > n)
+		workers = n;
+	struct plot_opts po = *o;
+	po.jobs = workers > 0 && cpus / workers > 1 ? cpus / workers : 1;
+	int prog[2] = { -1, -1 };
+	if (pipe2(prog, O_CLOEXEC) == 0) {
+		fcntl(prog[0], F_SETFL, fcntl(prog[0], F_GETFL) | O_NONBLOCK);
+		po.progress_fd = prog[1];
+	}
+	struct worker *w = calloc((size_t)(workers > 0 ? workers : 1), sizeof(*w));
+	int failed = 0, next = 0, running = 0, done = 0, gdone = 0, gknown = 0;
+	if (!w)
+		return n;
+	fflush(NULL);
+	if (progress)
+		progress(arg, 0, 0, 0, n);
+	while (next < n || running) {
+		if (next < n && running < workers) {
+			int rp[2];
+			struct plot_job *j = &jobs[next];
+			pid_t pid = pipe2(rp, O_CLOEXEC) == 0 ? fork() : -1;
+			if (pid == 0) {
+				close(rp[0]);
+				if (prog[0] >= 0)
+					close(prog[0]);
+				job_child(j, &po, rp[1]);
+			}
+			if (pid < 0) {
+				j->rc = -1;
+				snprintf(j->err, sizeof(j->err), "%s: cannot start a plotting process: %s",
+					 j->dir, strerror(errno));
+				failed++;
+				done++;
+			} else {
+				close(rp[1]);
+				for (int k = 0; k < workers; k++)
+					if (!w[k].pid) {
+						w[k] = (struct worker){ pid, rp[0], next };
+						break;
+					}
+				running++;
+			}
+			next++;
+			continue;
+		}
+		/* the progress pipe doubles as the pause between looks at the workers */
+		if (prog[0] >= 0)
+			read_progress(prog[0], &gdone, &gknown, 50);
+		else
+			usleep(50000);
+		for (int k = 0; k < workers; k++) {
+			int st;
+			if (!w[k].pid || waitpid(w[k].pid, &st, WNOHANG) != w[k].pid)
+				continue;
+			failed += job_collect(&jobs[w[k].job], w[k].fd) != 0;
+			w[k].pid = 0;
+			running--;
+			done++;
+		}
+		if (progress)
+			progress(arg, gdone, gknown, done, n);
+	}
+	if (prog[0] >= 0) {
+		read_progress(prog[0], &gdone, &gknown, 0);
+		close(prog[0]);
+		close(prog[1]);
+		if (progress)
+			progress(arg, gdone, gknown, done, n);
+	}
+	free(w);
+	return failed;
 }

@@ -35,6 +35,8 @@ struct plot_series {
 	int64_t width;          /* bucket width, us */
 	int used;               /* highest used bucket + 1 */
 	uint64_t fed;           /* points given to plot_series_add */
+	int last;               /* bucket of the last point, and its time span: */
+	int64_t last_lo, last_hi;   /* most points fall there, no division needed */
 	struct plot_bucket *b;
 };
 
@@ -60,6 +62,7 @@ enum plot_graph {
 	PG_BDP_PAUSE,
 	PG_BDP_TASK_BW,
 	PG_NFS_COMMIT,
+	PG_FILE_PROGRESS,
 	PG_COUNT
 };
 
@@ -90,6 +93,20 @@ const char *plot_run_missing(const struct plot_run *r, enum plot_graph g);
 const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_graph g,
 					  const char *title);
 int64_t plot_run_t0(const struct plot_run *r);
+
+/* The series a simulated run computes while it runs (fed from its event
+ * stream), saved beside its stats as PLOT_SERIES_FILE so that plotting need
+ * not read the trace again.  Text: "plot-series 1" and the counts, then per
+ * series a "series ID FED N" line and N "us value" lines (docs/plot-report.md).
+ * PLOT_SERIES_POINTS is what the simulator keeps per series: twice the
+ * graph's pixel columns, so each column's min and max survive. */
+#define PLOT_SERIES_FILE "plot-series"
+#define PLOT_SERIES_POINTS 2000
+/* 0, or -1 (errno set) when the file could not be written. */
+int plot_run_save(const struct plot_run *r, const char *path);
+/* Loads a saved file into a new run r (plot_run_new); 0, or -1 with err
+ * naming file and line. */
+int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t errlen);
 /* The pid whose balance_dirty_pages stream the pages/pause graphs show. */
 int plot_run_bdp_pid(const struct plot_run *r);
 
@@ -105,6 +122,9 @@ struct plot_opts {
 	const char *overlay;    /* second result directory drawn on the same axes */
 	int max_points;         /* per series; <= 0: PLOT_MAX_POINTS */
 	int no_gnuplot;         /* write .dat and .gp only */
+	int jobs;               /* gnuplot processes at once; <= 0: online CPUs */
+	int from_trace;         /* read the trace even when PLOT_SERIES_FILE is there */
+	int progress_fd;        /* > 0: a byte per graph written ('T') and drawn ('g') */
 };
 
 struct plot_summary {
@@ -117,12 +137,34 @@ struct plot_summary {
 	char notes[PG_COUNT][200];    /* overlay: graphs drawn for one run only */
 	double seconds;               /* wall time of the whole call */
 	uint64_t events;              /* events read (both runs) */
+	int from_series;              /* runs whose saved series were used, not the trace */
 };
 
 /* Plots one result directory (holding `trace` and `meta`).  Returns 0, or -1
  * with a one-line reason naming the directory or file in err. */
 int plot_result(const char *dir, const struct plot_opts *o, struct plot_summary *sum,
 		char *err, size_t errlen);
+
+/* One result to plot (overlay NULL: on its own), for plot_many. */
+struct plot_job {
+	const char *dir, *overlay, *outdir;
+	int rc;                         /* out: 0, or -1 with err */
+	char err[4600];
+	struct plot_summary sum;
+};
+
+/* Progress of plot_many: graphs drawn of those known so far (a result's
+ * graphs are known once its series are extracted), results done of n. */
+typedef void (*plot_progress_fn)(void *arg, int graphs_done, int graphs_known, int results_done,
+				 int nresults);
+
+/* Plots n results in up to `workers` processes at once (<= 0: online CPUs),
+ * gnuplot jobs shared out so that about `workers` processes run at a time in
+ * all; each job's rc/err/sum are filled in job order, whatever finishes
+ * first.  o gives max_points and no_gnuplot (dir, overlay and outdir come from
+ * each job).  progress may be NULL.  Returns the number of failed jobs. */
+int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int workers,
+	      plot_progress_fn progress, void *arg);
 
 /* Path of gnuplot in PATH into buf; -1 when missing. */
 int plot_find_gnuplot(char *buf, size_t n);

@@ -2,6 +2,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@ struct report {
 	struct result *r;
 	int n;
 	struct report_summary *sum;
+	char outdir_real[4096];       /* the page's directory, absolute ("" if unknown) */
 };
 
 static const char *kv_get(const struct kvfile *f, const char *k)
@@ -116,30 +119,6 @@ static int find_results(struct report *rp, const char *const *dirs, int ndirs, c
 
 /* ---- labels, columns and keys ---------------------------------------------- */
 
-static int is_delim(char c)
-{
-	return c == 0 || c == '/' || c == '-' || c == '=' || c == ':' || c == '.';
-}
-
-/* Replaces whole-token occurrences of v in s with X (as compare masks keys). */
-static char *mask(const char *s, const char *v)
-{
-	size_t vl = strlen(v), sl = strlen(s);
-	char *out = malloc(sl + 1), *o = out;
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < sl;) {
-		if (vl && !strncmp(s + i, v, vl) && (i == 0 || is_delim(s[i - 1])) && is_delim(s[i + vl])) {
-			*o++ = 'X';
-			i += vl;
-		} else {
-			*o++ = s[i++];
-		}
-	}
-	*o = 0;
-	return out;
-}
-
 static const char *base_of(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -167,7 +146,12 @@ static int set_names(struct report *rp, struct result *r)
 		if (L > rl + 1 && !strcmp(buf + L - rl, run) && buf[L - rl - 1] == '.')
 			buf[L - rl - 1] = 0;
 	}
-	r->key = strcmp(rp->field, "run") ? mask(buf, r->col) : strdup(buf);
+	/* compare's row key (result_row_key); without meta, or with a case
+	 * the rule cannot mask, the name as it is */
+	char kerr[256] = "";
+	r->key = c && k ? result_row_key(g ? g : "", c, k, rp->field, r->path, kerr, sizeof(kerr)) : NULL;
+	if (!r->key)
+		r->key = strdup(buf);
 	return r->label && r->col && r->key ? 0 : -1;
 }
 
@@ -225,9 +209,10 @@ static int plots_complete(const struct plot_summary *s)
 	return 1;
 }
 
-/* Uses DIR/plots when current; otherwise plots into it (or a temporary
- * directory when the result is read-only). */
-static int ensure_plots(struct report *rp, struct result *r, char *err, size_t errlen)
+/* Uses DIR/plots when current (returns 0); otherwise sets up job j to plot
+ * into it, or into a temporary directory when the result is read-only
+ * (returns 1). */
+static int plots_needed(struct result *r, struct plot_job *j, char *err, size_t errlen)
 {
 	char plots[4200];
 	snprintf(plots, sizeof(plots), "%s/plots", r->path);
@@ -243,7 +228,8 @@ static int ensure_plots(struct report *rp, struct result *r, char *err, size_t e
 			 r->path);
 		return -1;
 	}
-	struct plot_opts po = { .max_points = rp->o->max_points };
+	memset(j, 0, sizeof(*j));
+	j->dir = r->path;
 	/* Read-only results (shared archives, ro mounts) are plotted into /tmp. */
 	if (mkdir_p(plots) != 0) {
 		snprintf(r->tmpdir, sizeof(r->tmpdir), "/tmp/wblab-report.XXXXXX");
@@ -252,16 +238,55 @@ static int ensure_plots(struct report *rp, struct result *r, char *err, size_t e
 			r->tmpdir[0] = 0;
 			return -1;
 		}
-		po.outdir = r->tmpdir;
+		j->outdir = r->tmpdir;
 	}
-	char e2[4096];
-	if (plot_result(r->path, &po, &r->plots, e2, sizeof(e2))) {
-		snprintf(err, errlen, "%s", e2);
-		return -1;
+	return 1;
+}
+
+/* "report: plotting 40/96 graphs" on a terminal's stderr. */
+static void report_progress(void *arg, int gdone, int gknown, int rdone, int n)
+{
+	(void)arg;
+	fprintf(stderr, "\rreport: plotting %d/%d graphs, %d/%d results   %s", gdone, gknown, rdone,
+		n, rdone == n ? "\n" : "");
+}
+
+/* Plots, all in one pool of processes, the results whose graphs are missing
+ * or older than their trace. */
+static int ensure_plots(struct report *rp, char *err, size_t errlen)
+{
+	struct plot_job *jobs = calloc((size_t)rp->n, sizeof(*jobs));
+	int *who = calloc((size_t)rp->n, sizeof(*who)), n = 0, rc = 0;
+	if (!jobs || !who) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
 	}
-	rp->sum->nplotted++;
-	r->have_plots = 1;
-	return 0;
+	for (int i = 0; !rc && i < rp->n; i++) {
+		int st = plots_needed(&rp->r[i], &jobs[n], err, errlen);
+		if (st < 0)
+			rc = -1;
+		else if (st)
+			who[n++] = i;
+	}
+	if (!rc && n) {
+		struct plot_opts po = { .max_points = rp->o->max_points };
+		int tty = !rp->o->quiet && isatty(STDERR_FILENO);
+		plot_many(jobs, n, &po, 0, tty ? report_progress : NULL, NULL);
+		for (int k = 0; k < n && !rc; k++) {
+			struct result *r = &rp->r[who[k]];
+			if (jobs[k].rc) {
+				snprintf(err, errlen, "%s", jobs[k].err);
+				rc = -1;
+				break;
+			}
+			r->plots = jobs[k].sum;
+			r->have_plots = 1;
+			rp->sum->nplotted++;
+		}
+	}
+	free(jobs);
+	free(who);
+	return rc;
 }
 
 /* ---- HTML helpers ----------------------------------------------------------- */
@@ -295,12 +320,105 @@ static const char css[] =
 	"figure{margin:0;border:1px solid #ddd;padding:4px}\n"
 	".graphs{display:grid;grid-template-columns:repeat(auto-fit,minmax(600px,1fr));gap:8px}\n"
 	"figure svg{width:100%;height:auto;display:block}\n"
+	"figure svg g{stroke-linecap:round;stroke-linejoin:round}\n"
 	"figcaption{font-weight:bold;font-family:monospace}\n"
 	".kvgrid{columns:3 22em}.kvgrid table{width:100%}\n"
 	"nav li{font-family:monospace}code{background:#f3f3f3;padding:0 3px}\n";
 
+/* A length in tenths of a pixel, printed in pixels: 5760 -> "576", -5 -> "-.5". */
+static void put_tenths(FILE *out, long t)
+{
+	if (t < 0) {
+		fputc('-', out);
+		t = -t;
+	}
+	if (t >= 10 || t == 0)
+		fprintf(out, "%ld", t / 10);
+	if (t % 10)
+		fprintf(out, ".%ld", t % 10);
+}
+
+/* gnuplot writes path data as absolute "M x,y L x,y ..." with two decimals.
+ * Rewritten to tenths of a pixel (the page shows graphs at about their
+ * size), relative after each M (h, v or l, and l repeated implicitly), the
+ * same path takes about a third of the bytes and draws the same.  Data with
+ * anything but M, L, Z and numbers is copied as it is.  Returns the end of
+ * the data (its closing quote) or NULL when it was not rewritten. */
+static const char *compact_path(FILE *out, const char *d, char quote)
+{
+	const char *end = strchr(d, quote);
+	if (!end)
+		return NULL;
+	for (const char *q = d; q < end; q++)
+		if (!strchr("MLZ0123456789.,- \t\n", *q))
+			return NULL;
+	long cx = 0, cy = 0, sx = 0, sy = 0;    /* current point, subpath start */
+	char cmd = 0, last = 0;     /* last: the command the output is in */
+	const char *q = d;
+	while (q < end) {
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == ','))
+			q++;
+		if (q >= end)
+			break;
+		if (*q == 'M' || *q == 'L' || *q == 'Z') {
+			cmd = *q++;
+			if (cmd == 'Z') {
+				fputc('Z', out);
+				last = 'Z';
+				cx = sx;
+				cy = sy;
+			}
+			continue;
+		}
+		char *e1, *e2;
+		double x = strtod(q, &e1);
+		const char *r = e1;
+		while (r < end && (*r == ',' || *r == ' '))
+			r++;
+		double y = strtod(r, &e2);
+		if (e1 == q || e2 == r || e2 > end || !cmd || cmd == 'Z')
+			return NULL;    /* not gnuplot's form: the caller copies it as it is */
+		q = e2;
+		long X = lround(x * 10), Y = lround(y * 10);
+		if (cmd == 'M') {
+			fputc('M', out);
+			put_tenths(out, X);
+			fputc(',', out);
+			put_tenths(out, Y);
+			last = 'M';
+			sx = X;
+			sy = Y;
+			cmd = 'L';      /* further pairs after M are lines */
+		} else if (Y == cy) {
+			fputc('h', out);
+			put_tenths(out, X - cx);
+			last = 'h';
+		} else if (X == cx) {
+			fputc('v', out);
+			put_tenths(out, Y - cy);
+			last = 'v';
+		} else {
+			if (last != 'l')
+				fputc('l', out);
+			else if (X - cx >= 0)
+				fputc(' ', out);
+			put_tenths(out, X - cx);
+			if (Y - cy >= 0)
+				fputc(',', out);
+			put_tenths(out, Y - cy);
+			last = 'l';
+		}
+		cx = X;
+		cy = Y;
+	}
+	return end;
+}
+
 /* Inlines an SVG file: XML prolog and namespace URLs dropped (the HTML parser
- * supplies the SVG namespace), ids prefixed so several graphs never clash. */
+ * supplies the SVG namespace), ids prefixed so several graphs never clash,
+ * and gnuplot's bulk trimmed: indentation, empty groups, path data (see
+ * compact_path).  One pass, looking further only at '<', '\n', 'd', 'i', 'h'
+ * and 'u'. */
 static int inline_svg(FILE *out, const char *path, const char *prefix)
 {
 	char err[4600];
@@ -336,21 +454,67 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 					     "\n xmlns:xlink=\"http://www.w3.org/1999/xlink\"" };
 	static const char *const idpat[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
 	while (*p) {
-		int done = 0;
-		for (size_t i = 0; !done && i < ARRAY_SIZE(drop); i++)
-			if (!strncmp(p, drop[i], strlen(drop[i]))) {
-				p += strlen(drop[i]);
-				done = 1;
+		char c = *p;
+		if (c == ' ' || c == '\n') {
+			int done = 0;
+			for (size_t i = 0; !done && i < ARRAY_SIZE(drop); i++)
+				if (drop[i][0] == c && !strncmp(p, drop[i], strlen(drop[i]))) {
+					p += strlen(drop[i]);
+					done = 1;
+				}
+			if (done)
+				continue;
+			if (c == '\n') {
+				fputc('\n', out);
+				for (p++; *p == '\t' || *p == '\n'; p++)
+					;
+				continue;
 			}
-		for (size_t i = 0; !done && i < ARRAY_SIZE(idpat); i++)
-			if (!strncmp(p, idpat[i], strlen(idpat[i])) && !isalnum((unsigned char)p[-1])) {
-				fputs(idpat[i], out);
-				fputs(prefix, out);
-				p += strlen(idpat[i]);
-				done = 1;
+			/* every gnuplot group is round-capped: the page's CSS says so once */
+			static const char rnd[] = " stroke-linecap=\"round\" stroke-linejoin=\"round\"";
+			if (p[1] == 's' && !strncmp(p, rnd, sizeof(rnd) - 1)) {
+				p += sizeof(rnd) - 1;
+				continue;
 			}
-		if (!done)
-			fputc(*p++, out);
+		} else if (c == '<' && p[1] == 'g' && (p[2] == ' ' || p[2] == '>')) {
+			/* <g ...></g> with nothing inside draws nothing */
+			const char *e = strchr(p, '>'), *q = e ? e + 1 : NULL;
+			while (q && (*q == '\n' || *q == '\t' || *q == ' '))
+				q++;
+			if (q && !strncmp(q, "</g>", 4)) {
+				p = (char *)q + 4;
+				continue;
+			}
+		} else if (c == 'd' && p[1] == '=' && (p[2] == '\'' || p[2] == '"') && p[-1] == ' ') {
+			/* into memory first: a path that does not parse is copied as it is */
+			char *pd = NULL;
+			size_t pl = 0;
+			FILE *m = open_memstream(&pd, &pl);
+			const char *e = m ? compact_path(m, p + 3, p[2]) : NULL;
+			if (m)
+				fclose(m);
+			if (e) {
+				fprintf(out, "d=%c", p[2]);
+				fwrite(pd, 1, pl, out);
+				fputc(p[2], out);
+				p = (char *)e + 1;
+			}
+			free(pd);
+			if (e)
+				continue;
+		} else if ((c == 'i' || c == 'h' || c == 'u') && !isalnum((unsigned char)p[-1])) {
+			int done = 0;
+			for (size_t i = 0; !done && i < ARRAY_SIZE(idpat); i++)
+				if (idpat[i][0] == c && !strncmp(p, idpat[i], strlen(idpat[i]))) {
+					fputs(idpat[i], out);
+					fputs(prefix, out);
+					p += strlen(idpat[i]);
+					done = 1;
+				}
+			if (done)
+				continue;
+		}
+		fputc(*p++, out);
 	}
 	free(buf);
 	return 0;
@@ -663,6 +827,39 @@ static void key_stats_table(FILE *f, const struct result *r)
 	fputs("</table>\n", f);
 }
 
+/* target (a file) as a path relative to directory base (both made absolute
+ * through realpath); -1 when either does not resolve or the target is under
+ * /tmp while the page is not. */
+static int relative_to(const char *base, const char *target, char *out, size_t n)
+{
+	char t[PATH_MAX];
+	if (!realpath(target, t))
+		return -1;
+	if (!strncmp(t, "/tmp/wblab-report.", 18))
+		return -1;      /* removed when the report is done */
+	if (!strcmp(base, "/")) {
+		snprintf(out, n, "%s", t + 1);
+		return 0;
+	}
+	size_t k = 0, lastsep = 0;
+	while (base[k] && t[k] == base[k]) {
+		if (t[k] == '/')
+			lastsep = k;
+		k++;
+	}
+	if (!base[k] && t[k] == '/')
+		lastsep = k;
+	size_t used = 0;
+	out[0] = 0;
+	for (const char *b = base + lastsep; *b; b++)
+		if (*b == '/' && used + 4 < n) {
+			memcpy(out + used, "../", 4);
+			used += 3;
+		}
+	snprintf(out + used, n - used, "%s", t + lastsep + 1);
+	return 0;
+}
+
 static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, int ri,
 		      const char *tag);
 
@@ -710,7 +907,17 @@ static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, 
 		char path[4400], prefix[48];
 		snprintf(path, sizeof(path), "%s/%s.svg", s->outdir, g);
 		snprintf(prefix, sizeof(prefix), "r%d-%s%d-", ri, tag, i);
-		fprintf(f, "<figure class=\"graph\" data-graph=\"%s\"><figcaption>%s</figcaption>\n", g, g);
+		fprintf(f, "<figure class=\"graph\" data-graph=\"%s\"><figcaption>%s", g, g);
+		/* the PNG beside the graph, for mail: a relative link when the page
+		 * is written next to the results (not for plots in /tmp) */
+		char rel[4400], png[4400];
+		snprintf(png, sizeof(png), "%s/%s.png", s->outdir, g);
+		if (rp->outdir_real[0] && relative_to(rp->outdir_real, png, rel, sizeof(rel)) == 0) {
+			fputs(" <a class=\"png\" href=\"", f);
+			ESC(f, rel);
+			fputs("\">PNG</a>", f);
+		}
+		fputs("</figcaption>\n", f);
 		if (inline_svg(f, path, prefix) == 0)
 			rp->sum->ngraphs++;
 		else
@@ -784,9 +991,27 @@ static void page_head(FILE *f, const struct report *rp, const char *const *dirs,
 	fprintf(f, "</title>\n<style>\n%s</style></head>\n<body>\n<h1>", css);
 	ESC(f, title);
 	fprintf(f, "</h1>\n<p class=\"note\">%d result%s from", rp->n, rp->n == 1 ? "" : "s");
-	for (int i = 0; i < ndirs; i++) {
-		fputs(" <code>", f);
-		ESC(f, dirs[i]);
+	if (ndirs <= 3) {
+		for (int i = 0; i < ndirs; i++) {
+			fputs(" <code>", f);
+			ESC(f, dirs[i]);
+			fputs("</code>", f);
+		}
+	} else {
+		/* many DIRs (the seed passes 24): their common directory, not a wall of paths */
+		size_t cl = strlen(dirs[0]);
+		for (int i = 1; i < ndirs; i++) {
+			size_t k = 0;
+			while (k < cl && dirs[i][k] == dirs[0][k])
+				k++;
+			cl = k;
+		}
+		while (cl > 0 && dirs[0][cl - 1] != '/')
+			cl--;
+		char common[4200];
+		snprintf(common, sizeof(common), "%.*s", (int)(cl > 1 ? cl - 1 : cl), dirs[0]);
+		fprintf(f, " %d directories under <code>", ndirs);
+		ESC(f, cl ? common : ".");
 		fputs("</code>", f);
 	}
 	fprintf(f, "; columns by %s; written by wblab %s (see docs/plot-report.md)</p>\n<nav><ul>\n"
@@ -845,11 +1070,18 @@ int report_write(const char *const *dirs, int ndirs, const struct report_opts *o
 {
 	struct report rp = { .o = o, .field = o->field ? o->field : "kernel", .sum = sum };
 	memset(sum, 0, sizeof(*sum));
+	char od[4200];
+	snprintf(od, sizeof(od), "%s", o->out);
+	char *slash = strrchr(od, '/');
+	if (slash)
+		*(slash == od ? slash + 1 : slash) = 0;
+	if (!realpath(slash ? od : ".", rp.outdir_real))
+		rp.outdir_real[0] = 0;
 	int rc = find_results(&rp, dirs, ndirs, err, errlen);
 	for (int i = 0; !rc && i < rp.n; i++)
 		rc = load_result(&rp, &rp.r[i], err, errlen);
-	for (int i = 0; !rc && !o->no_graphs && i < rp.n; i++)
-		rc = ensure_plots(&rp, &rp.r[i], err, errlen);
+	if (!rc && !o->no_graphs)
+		rc = ensure_plots(&rp, err, errlen);
 	if (!rc)
 		rc = write_file(&rp, dirs, ndirs, err, errlen);
 	sum->nresults = rp.n;

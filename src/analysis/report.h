@@ -14,6 +14,7 @@ struct report_opts {
 	const char *title;      /* NULL: "wblab report" */
 	int no_graphs;          /* stats-only page: no plotting, no trace needed */
 	int max_points;         /* passed to the plot code; <= 0: default */
+	int quiet;              /* no progress line on a terminal while plotting */
 };
 
 struct report_summary {

@@ -4,6 +4,106 @@
 #include "stats.h"
 #include "../trace/trace_read.h"
 #include "../result/metrics.h"
+#include "stats_control.h"
+
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* global_dirty_state */
+WBLAB_METRIC(WRITE_BW, "write_bw", "MB/s", METRIC_HIGHER, ERAS_ALL, "trace",
+	     "write bandwidth (flusher's written counter)")
+WBLAB_METRIC(DURATION_S, "duration_s", "s", METRIC_NONE, ERAS_ALL, "trace",
+	     "span of the global_dirty_state samples")
+WBLAB_METRIC(GDS_SAMPLES, "gds_samples", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "global_dirty_state samples")
+WBLAB_METRIC(FLUSHER_SAMPLES, "flusher_samples", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "global_dirty_state samples by the flusher")
+WBLAB_METRIC(DIRTIED_PAGES, "dirtied_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "last - first of the dirtied counter")
+WBLAB_METRIC(WRITTEN_PAGES, "written_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "last - first of the written counter")
+WBLAB_METRIC(DIRTIED_MB, "dirtied_mb", "MB", METRIC_NONE, ERAS_ALL, "trace", "dirtied_pages in MB")
+WBLAB_METRIC(WRITTEN_MB, "written_mb", "MB", METRIC_NONE, ERAS_ALL, "trace", "written_pages in MB")
+WBLAB_METRIC(NR_DIRTY_MAX_PAGES, "nr_dirty_max_pages", "pages", METRIC_LOWER, ERAS_ALL, "trace",
+	     "peak of dirty + writeback + unstable")
+WBLAB_METRIC(NR_DIRTY_MAX_MB, "nr_dirty_max_mb", "MB", METRIC_LOWER, ERAS_ALL, "trace",
+	     "nr_dirty_max_pages in MB")
+WBLAB_METRIC(NR_DIRTY_MEAN_PAGES, "nr_dirty_mean_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "time-weighted mean of dirty + writeback + unstable")
+WBLAB_METRIC(NR_DIRTY_MEAN_MB, "nr_dirty_mean_mb", "MB", METRIC_NONE, ERAS_ALL, "trace",
+	     "mean dirty+writeback+unstable")
+WBLAB_METRIC(NR_DIRTY_P95_PAGES, "nr_dirty_p95_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "time-weighted 95th percentile of nr_dirty")
+WBLAB_METRIC(DIRTY_MAX_PAGES, "dirty_max_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "peak of dirty")
+WBLAB_METRIC(DIRTY_MEAN_PAGES, "dirty_mean_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "time-weighted mean of dirty")
+WBLAB_METRIC(WRITEBACK_MAX_PAGES, "writeback_max_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "peak of writeback")
+WBLAB_METRIC(UNSTABLE_MAX_PAGES, "unstable_max_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
+	     "peak of unstable (NFS; absent on 6.x: 0)")
+WBLAB_METRIC(TIME_OVER_LIMIT_S, "time_over_limit_s", "s", METRIC_LOWER, ERAS_ALL, "trace",
+	     "time above the dirty limit")
+WBLAB_METRIC(TIME_OVER_LIMIT_PCT, "time_over_limit_pct", "%", METRIC_LOWER, ERAS_ALL, "trace",
+	     "time_over_limit_s in % of duration_s")
+WBLAB_METRIC(STALL_COUNT, "stall_count", "", METRIC_LOWER, ERAS_ALL, "trace",
+	     "device stalls: >= 200 ms with writeback > 0 and nothing written")
+WBLAB_METRIC(STALL_S_TOTAL, "stall_s_total", "s", METRIC_LOWER, ERAS_ALL, "trace",
+	     "summed span of the stalls")
+WBLAB_METRIC(STALL_MS_MAX, "stall_ms_max", "ms", METRIC_LOWER, ERAS_ALL, "trace", "longest stall")
+/* balance_dirty_pages, bdi_dirty_ratelimit */
+WBLAB_METRIC(BDP_EVENTS, "bdp_events", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "balance_dirty_pages events (0 in IO-ful eras)")
+WBLAB_METRIC(PAUSE_COUNT, "pause_count", "", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "balance_dirty_pages events with pause > 0")
+WBLAB_METRIC(PAUSE_MS_MEAN, "pause_ms_mean", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "mean balance_dirty_pages pause")
+WBLAB_METRIC(PAUSE_MS_P50, "pause_ms_p50", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "median balance_dirty_pages pause")
+WBLAB_METRIC(PAUSE_MS_P90, "pause_ms_p90", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "90th percentile of balance_dirty_pages pauses")
+WBLAB_METRIC(PAUSE_MS_P99, "pause_ms_p99", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "99th percentile of balance_dirty_pages pauses")
+WBLAB_METRIC(PAUSE_MS_MAX, "pause_ms_max", "ms", METRIC_LOWER, ERAS_IOLESS, "trace", "longest pause")
+WBLAB_METRIC(PAUSED_MS_MAX, "paused_ms_max", "ms", METRIC_LOWER, ERAS_IOLESS, "trace",
+	     "longest time one call spent throttled")
+WBLAB_METRIC(TASK_RATELIMIT_MEAN_KBPS, "task_ratelimit_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "mean task_ratelimit of balance_dirty_pages")
+WBLAB_METRIC(TASK_RATELIMIT_STEADY_KBPS, "task_ratelimit_steady_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS,
+	     "trace", "mean task_ratelimit over the second half of the trace")
+WBLAB_METRIC(RATELIMIT_UPDATES, "ratelimit_updates", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "bdi_dirty_ratelimit events (0 in IO-ful eras)")
+WBLAB_METRIC(DIRTY_RATELIMIT_MEAN_KBPS, "dirty_ratelimit_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS,
+	     "trace", "mean dirty_ratelimit of bdi_dirty_ratelimit")
+WBLAB_METRIC(BALANCED_RATELIMIT_MEAN_KBPS, "balanced_ratelimit_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS,
+	     "trace", "mean balanced_dirty_ratelimit of bdi_dirty_ratelimit")
+WBLAB_METRIC(AVG_WRITE_BW_MEAN_KBPS, "avg_write_bw_mean_kbps", "KB/s", METRIC_NONE, ERAS_IOLESS, "trace",
+	     "mean avg_write_bw of bdi_dirty_ratelimit")
+/* 3.1 and NFS events */
+WBLAB_METRIC(BALANCE_DIRTY_START_EVENTS, "balance_dirty_start_events", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "balance_dirty_start events (3.1; 0 elsewhere)")
+WBLAB_METRIC(BALANCE_DIRTY_WAIT_EVENTS, "balance_dirty_wait_events", "", METRIC_NONE, ERAS_ALL, "trace",
+	     "balance_dirty_wait events (3.1; 0 elsewhere)")
+WBLAB_METRIC(BDW_COUNT, "bdw_count", "", METRIC_NONE, ERAS_IOFUL, "trace",
+	     "balance_dirty_start-to-wait spans")
+WBLAB_METRIC(BDW_MS_MEAN, "bdw_ms_mean", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "mean span")
+WBLAB_METRIC(BDW_MS_P50, "bdw_ms_p50", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "median span")
+WBLAB_METRIC(BDW_MS_P90, "bdw_ms_p90", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "90th percentile span")
+WBLAB_METRIC(BDW_MS_P99, "bdw_ms_p99", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "99th percentile span")
+WBLAB_METRIC(BDW_MS_MAX, "bdw_ms_max", "ms", METRIC_LOWER, ERAS_IOFUL, "trace", "longest span")
+WBLAB_METRIC(COMMIT_EVENTS, "commit_events", "", METRIC_NONE, ERAS_NOT_6X, "trace",
+	     "nfs_commit_unstable_pages events with ret > 0 (NFS)")
+WBLAB_METRIC(COMMIT_PAGES_MEAN, "commit_pages_mean", "pages", METRIC_NONE, ERAS_NOT_6X, "trace",
+	     "mean ret of those events")
+/* per task */
+WBLAB_METRIC(TASKS, "tasks", "", METRIC_NONE, ERAS_ALL, "task", "writer tasks with a bandwidth")
+WBLAB_METRIC(TASK_BW_N, "task_bw_N", "MB/s", METRIC_NONE, ERAS_ALL, "task",
+	     "bandwidth of the N-th task, by pid order")
+WBLAB_METRIC(TASK_BW_MIN, "task_bw_min", "MB/s", METRIC_HIGHER, ERAS_ALL, "task", "slowest task")
+WBLAB_METRIC(TASK_BW_MAX, "task_bw_max", "MB/s", METRIC_NONE, ERAS_ALL, "task", "fastest task")
+WBLAB_METRIC(TASK_BW_SUM, "task_bw_sum", "MB/s", METRIC_HIGHER, ERAS_ALL, "task", "sum over tasks")
+WBLAB_METRIC(FAIRNESS_JAIN, "fairness_jain", "", METRIC_HIGHER, ERAS_ALL, "task",
+	     "Jain's fairness index of per-task bandwidth")
 
 #define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
 #define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
@@ -54,6 +154,7 @@ struct stats_acc {
 	uint64_t ncommit_sent, commit_pages;
 	struct extra extra[STATS_MAX_EXTRA];
 	int nextra;
+	struct control_acc ctl;         /* control-loop quality (stats_control.c) */
 };
 
 struct stats_acc *stats_new(void)
@@ -287,6 +388,7 @@ void stats_feed(struct stats_acc *s, const struct wb_event *e)
 		s->ev_first = e->ts_us;
 	}
 	s->ev_last = e->ts_us;
+	control_feed(&s->ctl, e);
 	switch (e->type) {
 	case EV_GLOBAL_DIRTY_STATE:
 		feed_gds(s, e);
@@ -354,7 +456,7 @@ void stats_set(struct stats_acc *s, const char *name, double value)
 	s->extra[s->nextra++].value = value;
 }
 
-static void put(FILE *f, const char *name, double v)
+void stats_put(FILE *f, const char *name, double v)
 {
 	if (!isfinite(v))
 		v = 0;
@@ -436,7 +538,7 @@ static void write_tasks(struct stats_acc *s, FILE *f)
 		else if (t->bdp_dirtied && dur > 0)
 			bw[n++] = (double)t->bdp_dirtied * PAGE_MB / dur;
 	}
-	put(f, METRIC_KEY(TASKS), n);
+	stats_put(f, METRIC_KEY(TASKS), n);
 	if (!n)
 		return;
 	double sum = 0, sq = 0;
@@ -445,15 +547,15 @@ static void write_tasks(struct stats_acc *s, FILE *f)
 		/* task_bw_N: the row's stem, then the index */
 		snprintf(name, sizeof(name), "%.*s%d", (int)strlen(METRIC_KEY(TASK_BW_N)) - 1,
 			 METRIC_KEY(TASK_BW_N), i);
-		put(f, name, bw[i]);
+		stats_put(f, name, bw[i]);
 		sum += bw[i];
 		sq += bw[i] * bw[i];
 	}
 	qsort(bw, (size_t)n, sizeof(bw[0]), cmp_double);
-	put(f, METRIC_KEY(TASK_BW_MIN), bw[0]);
-	put(f, METRIC_KEY(TASK_BW_MAX), bw[n - 1]);
-	put(f, METRIC_KEY(TASK_BW_SUM), sum);
-	put(f, METRIC_KEY(FAIRNESS_JAIN), sq > 0 ? sum * sum / (n * sq) : 0);
+	stats_put(f, METRIC_KEY(TASK_BW_MIN), bw[0]);
+	stats_put(f, METRIC_KEY(TASK_BW_MAX), bw[n - 1]);
+	stats_put(f, METRIC_KEY(TASK_BW_SUM), sum);
+	stats_put(f, METRIC_KEY(FAIRNESS_JAIN), sq > 0 ? sum * sum / (n * sq) : 0);
 }
 
 /* Time-weighted 95th percentile of nr_dirty (bucket lower bound). */
@@ -493,70 +595,73 @@ int stats_write(struct stats_acc *s, FILE *f)
 {
 	double dur = (double)(s->last_ts - s->first_ts) / 1e6;
 	double span_us = (double)(s->last_ts - s->first_ts);
-	put(f, METRIC_KEY(WRITE_BW), write_bw(s));
-	put(f, METRIC_KEY(DURATION_S), dur);
-	put(f, METRIC_KEY(GDS_SAMPLES), (double)s->ngds);
-	put(f, METRIC_KEY(FLUSHER_SAMPLES), (double)s->nflush);
-	put(f, METRIC_KEY(DIRTIED_PAGES), (double)(s->last_dirtied - s->first_dirtied));
-	put(f, METRIC_KEY(WRITTEN_PAGES), (double)(s->last_written - s->first_written));
-	put(f, METRIC_KEY(DIRTIED_MB), (double)(s->last_dirtied - s->first_dirtied) * PAGE_MB);
-	put(f, METRIC_KEY(WRITTEN_MB), (double)(s->last_written - s->first_written) * PAGE_MB);
-	put(f, METRIC_KEY(NR_DIRTY_MAX_PAGES), (double)s->max_nr_dirty);
-	put(f, METRIC_KEY(NR_DIRTY_MAX_MB), (double)s->max_nr_dirty * PAGE_MB);
+	stats_put(f, METRIC_KEY(WRITE_BW), write_bw(s));
+	stats_put(f, METRIC_KEY(DURATION_S), dur);
+	stats_put(f, METRIC_KEY(GDS_SAMPLES), (double)s->ngds);
+	stats_put(f, METRIC_KEY(FLUSHER_SAMPLES), (double)s->nflush);
+	stats_put(f, METRIC_KEY(DIRTIED_PAGES), (double)(s->last_dirtied - s->first_dirtied));
+	stats_put(f, METRIC_KEY(WRITTEN_PAGES), (double)(s->last_written - s->first_written));
+	stats_put(f, METRIC_KEY(DIRTIED_MB), (double)(s->last_dirtied - s->first_dirtied) * PAGE_MB);
+	stats_put(f, METRIC_KEY(WRITTEN_MB), (double)(s->last_written - s->first_written) * PAGE_MB);
+	stats_put(f, METRIC_KEY(NR_DIRTY_MAX_PAGES), (double)s->max_nr_dirty);
+	stats_put(f, METRIC_KEY(NR_DIRTY_MAX_MB), (double)s->max_nr_dirty * PAGE_MB);
 	double mean_nr = span_us > 0 ? s->area_nr_dirty / span_us : (double)s->prev_nr_dirty;
 	double mean_d = span_us > 0 ? s->area_dirty / span_us : (double)s->prev_dirty;
-	put(f, METRIC_KEY(NR_DIRTY_MEAN_PAGES), round(mean_nr * 10) / 10);
-	put(f, METRIC_KEY(NR_DIRTY_MEAN_MB), round(mean_nr * PAGE_MB * 1000) / 1000);
-	put(f, METRIC_KEY(NR_DIRTY_P95_PAGES), level_p95(s));
-	put(f, METRIC_KEY(DIRTY_MAX_PAGES), (double)s->max_dirty);
-	put(f, METRIC_KEY(DIRTY_MEAN_PAGES), round(mean_d * 10) / 10);
-	put(f, METRIC_KEY(WRITEBACK_MAX_PAGES), (double)s->max_writeback);
-	put(f, METRIC_KEY(UNSTABLE_MAX_PAGES), (double)s->max_unstable);
-	put(f, METRIC_KEY(TIME_OVER_LIMIT_S), s->over_limit_us / 1e6);
+	stats_put(f, METRIC_KEY(NR_DIRTY_MEAN_PAGES), round(mean_nr * 10) / 10);
+	stats_put(f, METRIC_KEY(NR_DIRTY_MEAN_MB), round(mean_nr * PAGE_MB * 1000) / 1000);
+	stats_put(f, METRIC_KEY(NR_DIRTY_P95_PAGES), level_p95(s));
+	stats_put(f, METRIC_KEY(DIRTY_MAX_PAGES), (double)s->max_dirty);
+	stats_put(f, METRIC_KEY(DIRTY_MEAN_PAGES), round(mean_d * 10) / 10);
+	stats_put(f, METRIC_KEY(WRITEBACK_MAX_PAGES), (double)s->max_writeback);
+	stats_put(f, METRIC_KEY(UNSTABLE_MAX_PAGES), (double)s->max_unstable);
+	stats_put(f, METRIC_KEY(TIME_OVER_LIMIT_S), s->over_limit_us / 1e6);
+	stats_put(f, METRIC_KEY(TIME_OVER_LIMIT_PCT),
+		  span_us > 0 ? round(s->over_limit_us / span_us * 10000) / 100 : 0);
 	struct stats_stall st = s->stall;   /* a copy: stats_write may be called again */
 	stats_stall_end(&st);
-	put(f, METRIC_KEY(STALL_COUNT), (double)st.count);
-	put(f, METRIC_KEY(STALL_S_TOTAL), st.total_us / 1e6);
-	put(f, METRIC_KEY(STALL_MS_MAX), st.max_us / 1e3);
+	stats_put(f, METRIC_KEY(STALL_COUNT), (double)st.count);
+	stats_put(f, METRIC_KEY(STALL_S_TOTAL), st.total_us / 1e6);
+	stats_put(f, METRIC_KEY(STALL_MS_MAX), st.max_us / 1e3);
 	/* 3.1 has no balance_dirty_pages (nor bdi_dirty_ratelimit) event: what
 	 * those events measure is absent from its stats (compare shows n/a), and
 	 * its own loop's spans are the bdw_* figures below */
 	int is31 = s->n31_start || s->n31_wait;
 	int bdp = s->nbdp || !is31, bdr = s->nbdr || !is31;
-	put(f, METRIC_KEY(BDP_EVENTS), (double)s->nbdp);
+	stats_put(f, METRIC_KEY(BDP_EVENTS), (double)s->nbdp);
 	if (bdp) {
-	put(f, METRIC_KEY(PAUSE_COUNT), (double)s->npause);
-	put(f, METRIC_KEY(PAUSE_MS_MEAN), s->npause ? s->pause_sum / (double)s->npause : 0);
-	put(f, METRIC_KEY(PAUSE_MS_P50), (double)pause_pct(s, 50));
-	put(f, METRIC_KEY(PAUSE_MS_P90), (double)pause_pct(s, 90));
-	put(f, METRIC_KEY(PAUSE_MS_P99), (double)pause_pct(s, 99));
-	put(f, METRIC_KEY(PAUSE_MS_MAX), (double)s->pause_max);
-	put(f, METRIC_KEY(PAUSED_MS_MAX), s->paused_max);
-	put(f, METRIC_KEY(TASK_RATELIMIT_MEAN_KBPS), s->nbdp ? s->task_rl_sum / (double)s->nbdp : 0);
-	put(f, METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), steady_ratelimit(s));
+	stats_put(f, METRIC_KEY(PAUSE_COUNT), (double)s->npause);
+	stats_put(f, METRIC_KEY(PAUSE_MS_MEAN), s->npause ? s->pause_sum / (double)s->npause : 0);
+	stats_put(f, METRIC_KEY(PAUSE_MS_P50), (double)pause_pct(s, 50));
+	stats_put(f, METRIC_KEY(PAUSE_MS_P90), (double)pause_pct(s, 90));
+	stats_put(f, METRIC_KEY(PAUSE_MS_P99), (double)pause_pct(s, 99));
+	stats_put(f, METRIC_KEY(PAUSE_MS_MAX), (double)s->pause_max);
+	stats_put(f, METRIC_KEY(PAUSED_MS_MAX), s->paused_max);
+	stats_put(f, METRIC_KEY(TASK_RATELIMIT_MEAN_KBPS), s->nbdp ? s->task_rl_sum / (double)s->nbdp : 0);
+	stats_put(f, METRIC_KEY(TASK_RATELIMIT_STEADY_KBPS), steady_ratelimit(s));
 	}
-	put(f, METRIC_KEY(RATELIMIT_UPDATES), (double)s->nbdr);
+	stats_put(f, METRIC_KEY(RATELIMIT_UPDATES), (double)s->nbdr);
 	if (bdr) {
-	put(f, METRIC_KEY(DIRTY_RATELIMIT_MEAN_KBPS), s->nbdr ? s->dirty_rl_sum / (double)s->nbdr : 0);
-	put(f, METRIC_KEY(BALANCED_RATELIMIT_MEAN_KBPS), s->nbdr ? s->balanced_rl_sum / (double)s->nbdr : 0);
-	put(f, METRIC_KEY(AVG_WRITE_BW_MEAN_KBPS), s->nbdr ? s->awrite_bw_sum / (double)s->nbdr : 0);
+	stats_put(f, METRIC_KEY(DIRTY_RATELIMIT_MEAN_KBPS), s->nbdr ? s->dirty_rl_sum / (double)s->nbdr : 0);
+	stats_put(f, METRIC_KEY(BALANCED_RATELIMIT_MEAN_KBPS), s->nbdr ? s->balanced_rl_sum / (double)s->nbdr : 0);
+	stats_put(f, METRIC_KEY(AVG_WRITE_BW_MEAN_KBPS), s->nbdr ? s->awrite_bw_sum / (double)s->nbdr : 0);
 	}
-	put(f, METRIC_KEY(BALANCE_DIRTY_START_EVENTS), (double)s->n31_start);
-	put(f, METRIC_KEY(BALANCE_DIRTY_WAIT_EVENTS), (double)s->n31_wait);
+	stats_put(f, METRIC_KEY(BALANCE_DIRTY_START_EVENTS), (double)s->n31_start);
+	stats_put(f, METRIC_KEY(BALANCE_DIRTY_WAIT_EVENTS), (double)s->n31_wait);
 	if (is31) {
-		put(f, METRIC_KEY(BDW_COUNT), (double)s->nbdw);
-		put(f, METRIC_KEY(BDW_MS_MEAN), s->nbdw ? s->bdw_sum_ms / (double)s->nbdw : 0);
-		put(f, METRIC_KEY(BDW_MS_P50), bdw_pct(s, 50));
-		put(f, METRIC_KEY(BDW_MS_P90), bdw_pct(s, 90));
-		put(f, METRIC_KEY(BDW_MS_P99), bdw_pct(s, 99));
-		put(f, METRIC_KEY(BDW_MS_MAX), s->bdw_max_ms);
+		stats_put(f, METRIC_KEY(BDW_COUNT), (double)s->nbdw);
+		stats_put(f, METRIC_KEY(BDW_MS_MEAN), s->nbdw ? s->bdw_sum_ms / (double)s->nbdw : 0);
+		stats_put(f, METRIC_KEY(BDW_MS_P50), bdw_pct(s, 50));
+		stats_put(f, METRIC_KEY(BDW_MS_P90), bdw_pct(s, 90));
+		stats_put(f, METRIC_KEY(BDW_MS_P99), bdw_pct(s, 99));
+		stats_put(f, METRIC_KEY(BDW_MS_MAX), s->bdw_max_ms);
 	}
 	if (s->ncommit_sent) {
-		put(f, METRIC_KEY(COMMIT_EVENTS), (double)s->ncommit_sent);
-		put(f, METRIC_KEY(COMMIT_PAGES_MEAN), (double)s->commit_pages / (double)s->ncommit_sent);
+		stats_put(f, METRIC_KEY(COMMIT_EVENTS), (double)s->ncommit_sent);
+		stats_put(f, METRIC_KEY(COMMIT_PAGES_MEAN), (double)s->commit_pages / (double)s->ncommit_sent);
 	}
 	write_tasks(s, f);
+	control_write(&s->ctl, f, bdp || bdr);
 	for (int i = 0; i < s->nextra; i++)
-		put(f, s->extra[i].name, s->extra[i].value);
+		stats_put(f, s->extra[i].name, s->extra[i].value);
 	return ferror(f) ? -1 : 0;
 }

@@ -24,6 +24,10 @@ void stats_task(struct stats_acc *s, int pid, uint64_t pages, double seconds);
  * by dirtiers in 3.1, NFS mountstats figures...).  Later calls overwrite. */
 void stats_set(struct stats_acc *s, const char *name, double value);
 
+/* One "name value" line as stats_write prints it (integers bare, else 4
+ * decimals; a non-finite value as 0). */
+void stats_put(FILE *f, const char *name, double v);
+
 /* Writes "name value" lines in a fixed order; returns 0 or -1. */
 int stats_write(struct stats_acc *s, FILE *f);
 

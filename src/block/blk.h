@@ -118,6 +118,10 @@ struct blk_queue {
 	/* statistics */
 	uint64_t nr_bios, nr_merges, nr_rqs, nr_dispatched, dispatched_sectors, completed_pages;
 	struct bdi *bdi;
+	/* a queue whose requests are not page cache writeback of the sim's
+	 * inodes (the NFS server's disk) completes them here instead */
+	void (*end_io)(struct sim *s, struct blk_queue *q, struct blk_rq *rq);
+	void *end_io_ctx;
 };
 
 /* Build a queue with elevator, device and allocator; NULL on bad names or no memory. */

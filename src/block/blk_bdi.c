@@ -11,6 +11,18 @@
 #include "../throttle/throttle.h"
 #include "../result/metrics.h"
 
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* the simulated block layer */
+WBLAB_METRIC(DEV_BIOS, "dev_bios", "", METRIC_NONE, ERAS_NONE, "block", "bios submitted to the device")
+WBLAB_METRIC(DEV_MERGES, "dev_merges", "", METRIC_NONE, ERAS_NONE, "block", "bios merged into requests")
+WBLAB_METRIC(DEV_REQUEST_KB, "dev_request_kb", "KB", METRIC_HIGHER, ERAS_NONE, "block",
+	     "mean dispatched request size")
+WBLAB_METRIC(DEV_BUSY_PCT, "dev_busy_pct", "%", METRIC_NONE, ERAS_NONE, "block", "device busy time")
+WBLAB_METRIC(DEV_REPOSITIONS_PER_S, "dev_repositions_per_s", "1/s", METRIC_LOWER, ERAS_NONE, "block",
+	     "head repositionings (seeks) per second")
+
 const struct elevator_type *elevator_find(const char *name)
 {
 	if (!strcmp(name, "noop") || !strcmp(name, "none"))
@@ -117,6 +129,8 @@ static void blk_report(struct sim *s, struct bdi *bdi, struct stats_acc *st, con
 	/* busy time is booked when an operation starts: the last may end after the run */
 	stats_set(st, METRIC_KEY(DEV_BUSY_PCT), secs > 0 ? (busy < secs ? 100 * busy / secs : 100) : 0);
 	stats_set(st, METRIC_KEY(DEV_REPOSITIONS_PER_S), secs > 0 ? (double)repos / secs : 0);
+	/* the run's own device bandwidth, as a real run's diskstats give it */
+	stats_set(st, METRIC_KEY(DEV_WRITE_BW), secs > 0 ? (double)q->completed_pages / 256 / secs : 0);
 }
 
 static void blk_bdi_destroy(void *dev)

@@ -349,7 +349,9 @@ void blk_end_request(struct sim *s, void *arg, struct blk_rq *rq)
 {
 	struct blk_queue *q = arg;
 	q->in_driver--;
-	if (blk_end_io_hook) {
+	if (q->end_io) {
+		q->end_io(s, q, rq);
+	} else if (blk_end_io_hook) {
 		blk_end_io_hook(s, rq);
 	} else {
 		for (int i = 0; i < rq->nseg; i++) {

@@ -2,15 +2,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "commands.h"
 #include "../analysis/plot.h"
 #include "../util/util.h"
 
 static const char usage[] =
-	"usage: wblab plot [-o OUTDIR] [--overlay DIR2] [--max-points N] [--no-gnuplot] DIR...\n"
+	"usage: wblab plot [-o OUTDIR] [--overlay DIR2] [--max-points N] [--no-gnuplot]\n"
+	"                  [--from-trace] [-j N] [-q] DIR...\n"
 	"\n"
 	"Draw the writeback-tests graphs of each result directory DIR from its `trace`\n"
-	"(simulated, real or imported alike), as PNG (1280x800) and SVG:\n"
+	"(simulated, real or imported alike), as SVG (800x500) and PNG (1024x640):\n"
 	"\n"
 	"  global_dirty_state             dirty, writeback, unstable and their sum against\n"
 	"                                 bg_thresh, thresh and limit (MB)\n"
@@ -23,6 +25,8 @@ static const char usage[] =
 	"                                 dirtied_pause (pages, y2)\n"
 	"  balance_dirty_pages-task-bw    cumulative MB dirtied per writer task (up to 10)\n"
 	"  nfs-commit                     COMMITs sent, write chunk, COMMITs released (MB)\n"
+	"  writeback-file-progress        per file, the offset written back (MB): with one\n"
+	"                                 writer per file, each writer's progress (3.1 too)\n"
 	"\n"
 	"The pages and pause graphs follow one task: the first non-flusher pid with\n"
 	"balance_dirty_pages events (named in the title).  A graph whose events are\n"
@@ -30,10 +34,16 @@ static const char usage[] =
 	"Wu's trace patches) is skipped with a one-line note.  Time is in seconds from\n"
 	"the first event of each trace.  See docs/plot-report.md.\n"
 	"\n"
+	"Each series keeps, per pixel column of the graph, its lowest and highest\n"
+	"point (at most 992 points, spikes kept).  Pause and bandwidth axes are set\n"
+	"by the run after its first tenth, start-up outliers marked on the top edge.\n"
+	"A simulated result is drawn from the series it saved while running\n"
+	"(DIR/plot-series), anything else from its trace.\n"
+	"\n"
 	"Per graph G the output directory holds G.dat (one gnuplot `index` block per\n"
 	"series), G.gp (edit it and run `gnuplot G.gp` there to redraw), G.png and\n"
 	"G.svg, plus `index` (graphs made and skipped) and gnuplot.log if gnuplot\n"
-	"printed anything.\n"
+	"printed anything.  On a terminal, stderr shows `plot: N/M graphs`.\n"
 	"\n";
 
 static const char usage_end[] =
@@ -44,6 +54,8 @@ static const char usage_end[] =
 struct cli {
 	struct plot_opts o;
 	const char *out;
+	uint64_t jobs;
+	int quiet;
 };
 
 #define PO_STRUCT struct cli
@@ -53,14 +65,24 @@ static const struct po_option options[] = {
 			    "DIR/plots/overlay-KERNEL2); with several DIRs, each\n"
 			    "goes to OUTDIR/<basename of DIR>"),
 	OPT_STRING(0, "overlay", o.overlay, "DIR2",
-		   "draw DIR2 on the same axes as each DIR (dashed lines),\n"
+		   "draw DIR2 on the same axes as each DIR (dashed, in its\n"
+		   "own colours, a legend line per run),\n"
 		   "keys naming each run by its meta kernel (directory\n"
 		   "names when both kernels are equal)"),
 	OPT_INT(0, "max-points", o.max_points, "N", 4, 10000000,
-		"display points kept per series (default 20000): the\n"
-		"trace is streamed and each series is cut into N/2 time\n"
-		"buckets keeping each bucket's min and max, so peaks\n"
-		"stay visible; stats are never computed from this"),
+		"points kept per series while reading (default 20000):\n"
+		"the trace is streamed and each series is cut into N/2\n"
+		"time buckets keeping each bucket's min and max; the\n"
+		"graph then keeps each pixel column's min and max (at\n"
+		"most 992 points); stats are never computed from this"),
+	OPT_U64('j', "jobs", jobs, "N", 1, 256,
+		"processes at once (DIRs in parallel, then gnuplot runs;\n"
+		"default: number of CPUs)"),
+	OPT_FLAG(0, "from-trace", o.from_trace,
+		 "read the trace even when the simulator saved the series\n"
+		 "(DIR/plot-series, used when it is not older than the trace\n"
+		 "and --max-points is at most 2000)"),
+	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal"),
 	OPT_FLAG(0, "no-gnuplot", o.no_gnuplot, "write the .dat and .gp files only (older images of\n"
 						"those graphs are removed)"),
 	OPT_END(),
@@ -68,8 +90,9 @@ static const struct po_option options[] = {
 
 static void report(const char *dir, const struct plot_summary *s)
 {
-	printf("%s: %d graph%s in %s (%llu events, %.2f s)\n", dir, s->nmade, s->nmade == 1 ? "" : "s",
-	       s->outdir, (unsigned long long)s->events, s->seconds);
+	printf("%s: %d graph%s in %s (%llu events, %.2f s%s)\n", dir, s->nmade, s->nmade == 1 ? "" : "s",
+	       s->outdir, (unsigned long long)s->events, s->seconds,
+	       s->from_series ? ", from the saved plot-series" : "");
 	for (int i = 0; i < s->nskipped; i++)
 		printf("  skipped %s\n", s->skipped[i]);
 	for (int i = 0; i < s->nnotes; i++)
@@ -89,6 +112,14 @@ static const char *sub_out(const char *out, const char *dir, char *buf, size_t n
 	return buf;
 }
 
+/* "plot: 40/96 graphs, 7/24 results" on a terminal's stderr, rewritten in place. */
+static void show_progress(void *arg, int gdone, int gknown, int rdone, int n)
+{
+	(void)arg;
+	fprintf(stderr, "\rplot: %d/%d graphs, %d/%d result%s   %s", gdone, gknown, rdone, n,
+		n == 1 ? "" : "s", rdone == n ? "\n" : "");
+}
+
 static int run_plot(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -100,19 +131,31 @@ static int run_plot(int argc, char **argv)
 		free(dirs);
 		return EXIT_USAGE;
 	}
+	struct plot_job *jobs = calloc((size_t)n, sizeof(*jobs));
+	char (*outs)[4200] = calloc((size_t)n, sizeof(*outs));
+	if (!jobs || !outs) {
+		wb_error("plot: out of memory");
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		jobs[i].dir = dirs[i];
+		jobs[i].overlay = c.o.overlay;
+		jobs[i].outdir = !c.out ? NULL : n == 1 ? c.out : sub_out(c.out, dirs[i], outs[i], sizeof(outs[i]));
+	}
+	int tty = !c.quiet && isatty(STDERR_FILENO);
+	plot_many(jobs, n, &c.o, (int)c.jobs, tty ? show_progress : NULL, NULL);
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
-		char err[4600], out[4200];
-		struct plot_summary s;
-		c.o.outdir = !c.out ? NULL : n == 1 ? c.out : sub_out(c.out, dirs[i], out, sizeof(out));
-		if (plot_result(dirs[i], &c.o, &s, err, sizeof(err))) {
-			wb_error("plot: %s", err);
+		if (jobs[i].rc) {
+			wb_error("plot: %s", jobs[i].err);
 			rc = 1;
 			continue;
 		}
-		report(dirs[i], &s);
+		report(dirs[i], &jobs[i].sum);
 	}
 	fflush(stdout);
+	free(jobs);
+	free(outs);
 	free(dirs);
 	return rc;
 }

@@ -8,7 +8,7 @@
 
 static const char usage[] =
 	"usage: wblab report [-o FILE] [-c FIELD] [--title TEXT] [--no-graphs]\n"
-	"                    [--max-points N] DIR...\n"
+	"                    [--max-points N] [-q] DIR...\n"
 	"\n"
 	"Write one self-contained HTML page about the results under DIR... (result\n"
 	"directories or roots searched recursively, as for compare): readable offline,\n"
@@ -20,12 +20,14 @@ static const char usage[] =
 	"    `wblab compare` prints);\n"
 	"  - environment differences: per case present in several columns, the\n"
 	"    params and (real runs) `env` entries whose values differ;\n"
-	"  - per result: its meta, key stats, graphs, parameters, env, command line\n"
-	"    and all stats.\n"
+	"  - per result: its meta, key stats, graphs (each with a link to its PNG,\n"
+	"    relative to the page, for mail), parameters, env, command line and all\n"
+	"    stats.\n"
 	"\n"
 	"Graphs come from DIR/plots (see 'wblab help plot').  When they are missing\n"
 	"or older than the trace they are drawn first, into DIR/plots, or into a\n"
-	"temporary directory when DIR is not writable; that needs gnuplot.\n"
+	"temporary directory when DIR is not writable; that needs gnuplot.  They are\n"
+	"plotted in parallel, with `report: plotting N/M graphs` on a terminal.\n"
 	"\n";
 
 static const char usage_end[] =
@@ -43,6 +45,7 @@ static const struct po_option options[] = {
 	OPT_FLAG(0, "no-graphs", no_graphs, "no graphs: a stats-only page, no trace or gnuplot needed"),
 	OPT_INT(0, "max-points", max_points, "N", 4, 10000000,
 		"display points per series when plotting (default 20000)"),
+	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal while plotting"),
 	OPT_END(),
 };
 

@@ -9,11 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
+#include "../result/result.h"
 #include "../util/shellword.h"
 #include "../util/util.h"
 
 /* The files a simulated run writes, cmdline aside (it names the -o root). */
-static const char *const produced[] = { "stats", "params", "meta", "trace", "trace.dat",
+static const char *const produced[] = { "stats", "params", "meta", "trace", "trace.dat", "plot-series",
 						    "mountstats" };
 
 static int read_line(const char *path, char *buf, size_t n, char *err, size_t errlen)
@@ -75,11 +76,15 @@ static int run_child(char **argv)
 
 struct cli {
 	int keep;
+	int allow_policy;
 };
 
 #define PO_STRUCT struct cli
 static const struct po_option options[] = {
 	OPT_FLAG('k', "keep", keep, "keep the rerun and print where"),
+	OPT_FLAG(0, "allow-policy", allow_policy,
+		 "rerun a result whose cmdline loads a --policy plug-in\n"
+		 "(it runs that .so's code: refused without this)"),
 	OPT_END(),
 };
 
@@ -91,7 +96,7 @@ static int run_rerun(int argc, char **argv)
 	if (n < 0)
 		return EXIT_USAGE;
 	if (n != 1) {
-		wb_error("rerun: usage: wblab rerun [-k] DIR");
+		wb_error("rerun: usage: wblab rerun [-k] [--allow-policy] DIR");
 		return EXIT_USAGE;
 	}
 	int keep = o.keep;
@@ -115,6 +120,16 @@ static int run_rerun(int argc, char **argv)
 		shell_words_free(wc, w);
 		return 1;
 	}
+	/* a result's cmdline is data from wherever the tree came from: loading
+	 * the plug-in it names runs arbitrary code, so only when asked */
+	for (int i = 2; i < wc; i++)
+		if ((strcmp(w[i], "--policy") == 0 || strncmp(w[i], "--policy=", 9) == 0) &&
+		    !o.allow_policy) {
+			wb_error("rerun: %s loads the plug-in %s; rerun it with --allow-policy if you "
+				 "trust that file", path, w[i][8] == '=' ? w[i] + 9 : i + 1 < wc ? w[i + 1] : "?");
+			shell_words_free(wc, w);
+			return 1;
+		}
 	char tmp[] = "/tmp/wblab-rerun.XXXXXX";
 	if (!mkdtemp(tmp)) {
 		wb_error("rerun: cannot make a temporary dir: %s", strerror(errno));
@@ -125,20 +140,25 @@ static int run_rerun(int argc, char **argv)
 	w[oi] = tmp;
 	int rc = run_child(w);
 	w[oi] = out;
-	/* where the rerun put it: the same GROUP/CASE-KERNEL below the new root */
+	/* where the rerun put it: the same GROUP/CASE-KERNEL[.RUN] below the new
+	 * root (GROUP from meta: a sweep's group has several parts) */
 	char rel[4300], base[4200];
 	snprintf(base, sizeof(base), "%s", dir);
 	size_t bl = strlen(base);
 	while (bl > 1 && base[bl - 1] == '/')
 		base[--bl] = 0;
-	char *leaf = strrchr(base, '/');
-	char *grp = NULL;
-	if (leaf) {
-		*leaf = 0;
-		grp = strrchr(base, '/');
-		*leaf = '/';
+	const char *leaf = strrchr(base, '/');
+	leaf = leaf ? leaf + 1 : base;
+	struct kvfile meta;
+	char mpath[4300], group[256] = "";
+	snprintf(mpath, sizeof(mpath), "%s/meta", dir);
+	if (kvf_load(&meta, mpath, err, sizeof(err)) == 0) {
+		const struct kv *g = kvf_get(&meta, "group");
+		if (g)
+			snprintf(group, sizeof(group), "%s", g->val);
+		kvf_free(&meta);
 	}
-	int rn = snprintf(rel, sizeof(rel), "%s/%s", tmp, grp ? grp + 1 : base);
+	int rn = snprintf(rel, sizeof(rel), "%s/%s/%s", tmp, group, leaf);
 	if (rn < 0 || rn >= (int)sizeof(rel))
 		rel[0] = 0;   /* too long: every file then "differs" */
 	int differ = 0, files = 0;

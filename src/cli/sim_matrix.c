@@ -76,18 +76,135 @@ static int opt_shard(const struct po_option *opt, const char *arg, void *base, c
 	return 0;
 }
 
+/* The value list of a sweep --set KEY=V1,V2,...: 1 for a plain --set. */
+static int sweep_size(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	int n = 1;
+	for (const char *v = eq ? eq + 1 : ""; *v; v++)
+		n += *v == ',';
+	return n;
+}
+
+/* "KEY=V" of value k of the list in arg, into buf. */
+static void sweep_item(const char *arg, int k, char *buf, size_t n)
+{
+	const char *eq = strchr(arg, '='), *v = eq + 1;
+	for (; k > 0; k--)
+		v += strcspn(v, ",") + 1;
+	snprintf(buf, n, "%.*s=%.*s", (int)(eq - arg), arg, (int)strcspn(v, ","), v);
+}
+
 static int opt_set(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
 	struct sim_matrix *m = base;
+	int nv = sweep_size(arg);
 	(void)opt;
-	if (sim_set_option(&m->p, arg, err, n))
-		return -1;
 	if (m->nsets == SIM_MAX_SETS) {
 		snprintf(err, n, "too many --set options (at most %d)", SIM_MAX_SETS);
 		return -1;
 	}
+	if (nv == 1) {
+		if (sim_set_option(&m->p, arg, err, n))
+			return -1;
+	} else {
+		/* each value checked as a --set of its own; the list is applied per
+		 * combination when the jobs are made */
+		size_t kl = (size_t)(strchr(arg, '=') - arg);
+		for (int k = 0; k < nv; k++) {
+			char one[512], other[512];
+			struct sim_params scratch = m->p;
+			sweep_item(arg, k, one, sizeof(one));
+			if (one[kl + 1] == 0) {
+				snprintf(err, n, "--set '%s': empty value in the list", arg);
+				return -1;
+			}
+			if (sim_set_option(&scratch, one, err, n))
+				return -1;
+			for (int j = 0; j < k; j++) {
+				sweep_item(arg, j, other, sizeof(other));
+				if (strcmp(one, other) == 0) {
+					snprintf(err, n, "--set '%s': '%s' is listed twice", arg, one + kl + 1);
+					return -1;
+				}
+			}
+		}
+		for (int i = 0; i < m->nsets; i++)
+			if (m->sweep_n[i] > 1 && strncmp(m->sets[i], arg, kl + 1) == 0) {
+				snprintf(err, n, "--set '%s': %.*s is swept twice", arg, (int)kl, arg);
+				return -1;
+			}
+	}
+	m->sweep_n[m->nsets] = nv;
 	m->sets[m->nsets++] = arg;
 	return 0;
+}
+
+/* --set i under combination c: "KEY=V" (the combination's value for a
+ * sweep; the set as given otherwise).  The first sweep varies slowest. */
+static void combo_set(const struct sim_matrix *m, int c, int i, char *buf, size_t n)
+{
+	if (m->sweep_n[i] == 1) {
+		snprintf(buf, n, "%s", m->sets[i]);
+		return;
+	}
+	for (int k = m->nsets - 1; k > i; k--)
+		if (m->sweep_n[k] > 1)
+			c /= m->sweep_n[k];
+	sweep_item(m->sets[i], c % m->sweep_n[i], buf, n);
+}
+
+/* The params of every combination, replaying the --set options in order. */
+static int make_combos(struct sim_matrix *m)
+{
+	char err[512], one[512];
+	long nc = 1;
+	for (int i = 0; i < m->nsets; i++) {
+		nc *= m->sweep_n[i];
+		if (nc > SIM_MAX_COMBOS) {
+			wb_error("--set sweeps: more than %d combinations", SIM_MAX_COMBOS);
+			return -1;
+		}
+	}
+	m->ncombos = (int)nc;
+	if (nc == 1)
+		return 0;
+	if (!(m->pv = calloc((size_t)nc, sizeof(*m->pv)))) {
+		wb_error("out of memory");
+		return -1;
+	}
+	for (int c = 0; c < m->ncombos; c++) {
+		params_defaults(&m->pv[c]);
+		for (int i = 0; i < m->nsets; i++) {
+			combo_set(m, c, i, one, sizeof(one));
+			if (sim_set_option(&m->pv[c], one, err, sizeof(err))) {
+				wb_error("%s", err);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A swept combination's result goes under GROUP/KEY=V/... (one part per
+ * swept key), so its directory, its row in compare and its cmdline name it. */
+static int combo_group(const struct sim_matrix *m, int c, struct wb_case *cs, char *err, size_t n)
+{
+	char one[512];
+	for (int i = 0; i < m->nsets; i++) {
+		if (m->sweep_n[i] == 1)
+			continue;
+		combo_set(m, c, i, one, sizeof(one));
+		size_t gl = strlen(cs->group);
+		if (gl + 1 + strlen(one) >= sizeof(cs->group)) {
+			snprintf(err, n, "case '%.160s': group '%.96s/%.100s' too long (at most %zu "
+				 "characters)", cs->name, cs->group, one, sizeof(cs->group) - 1);
+			return -1;
+		}
+		cs->group[gl] = '/';
+		memcpy(cs->group + gl + 1, one, strlen(one) + 1);   /* fits: checked above */
+	}
+	return case_group_check(cs->group, err, n);
 }
 
 static int opt_policy(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
@@ -119,7 +236,10 @@ const struct po_option sim_matrix_options[] = {
 	OPT_INT(0, "run", run, "R", 1, 100000,
 		"make only run R (its result dir and meta run), with the\n"
 		"seed given: each repeat's cmdline uses it"),
-	OPT_CALLBACK(0, "set", "KEY=VAL", opt_set, "override a model parameter (repeatable; list below)"),
+	OPT_CALLBACK(0, "set", "KEY=VAL", opt_set,
+		     "override a model parameter (repeatable; list below);\n"
+		     "KEY=V1,V2,... sweeps it: every value with every case,\n"
+		     "under GROUP/KEY=V/ (compare -c KEY puts them side by side)"),
 	SIM_OPT_JOBS(jobs),
 	OPT_FLAG(0, "no-trace", no_trace, "skip the trace file (stats are still computed)"),
 	SIM_OPT_TRACE_FORMAT(text_trace,
@@ -174,11 +294,13 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 	}
 	if (!m->kernels && !policy_model())
 		m->kernels = "3.1-vanilla,3.2-ioless";
-	return parse_kernels(m, m->kernels);
+	if (parse_kernels(m, m->kernels))
+		return -1;
+	return make_combos(m);
 }
 
 /* The command that makes exactly job j's result. */
-static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int *argc)
+static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int combo, int *argc)
 {
 	char **v = calloc((size_t)(16 + 2 * m->nsets), sizeof(*v));
 	char num[64], cs[512];
@@ -207,8 +329,10 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 		v[n++] = strdup(num);
 	}
 	for (int i = 0; i < m->nsets; i++) {
+		char one[512];
+		combo_set(m, combo, i, one, sizeof(one));
 		v[n++] = strdup("--set");
-		v[n++] = strdup(m->sets[i]);
+		v[n++] = strdup(one);
 	}
 	if (m->no_trace)
 		v[n++] = strdup("--no-trace");
@@ -232,38 +356,52 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 {
 	char err[512];
-	int total = m->cases.n * m->nm * m->repeat, n = 0;
-	struct sim_job *js = calloc((size_t)(total ? total : 1), sizeof(*js));
+	long total = (long)m->cases.n * m->ncombos * m->nm * m->repeat;
+	int n = 0, idx = 0;
 	*jsp = NULL;
 	*np = 0;
+	if (total > 10 * 1000 * 1000) {
+		wb_error("%ld jobs: more than 10000000", total);
+		return -1;
+	}
+	struct sim_job *js = calloc((size_t)(total ? total : 1), sizeof(*js));
 	if (!js) {
 		wb_error("out of memory");
 		return -1;
 	}
 	for (int i = 0; i < m->cases.n; i++) {
-		struct wb_case cs;
-		if (case_parse(m->cases.v[i], &cs, err, sizeof(err)) ||
-		    sim_check(&cs, &m->p, err, sizeof(err))) {
+		struct wb_case base;
+		if (case_parse(m->cases.v[i], &base, err, sizeof(err))) {
 			wb_error("%s", err);
 			sim_matrix_free(m, js, n);
 			return -1;
 		}
-		for (int k = 0; k < m->nm * m->repeat; k++) {
-			int idx = i * m->nm * m->repeat + k, r = k % m->repeat;
-			if (m->shard_n && idx % m->shard_n != m->shard_i - 1)
-				continue;
-			struct sim_job *j = &js[n];
-			*j = (struct sim_job){ .c = cs, .model = m->models[k / m->repeat],
-				.kernel_name = m->models[k / m->repeat]->name, .p = &m->p,
-				.seed = m->seed + (uint64_t)r, .run = m->run ? m->run : r + 1,
-				.runtime = m->runtime, .out = m->out, .no_trace = m->no_trace,
-				.text_trace = m->text_trace };
-			if (!(j->argv = job_argv(m, j, &j->argc))) {
-				wb_error("out of memory");
+		for (int c = 0; c < m->ncombos; c++) {
+			struct wb_case cs = base;
+			const struct sim_params *p = m->pv ? &m->pv[c] : &m->p;
+			if ((m->pv && combo_group(m, c, &cs, err, sizeof(err))) ||
+			    sim_check(&cs, p, err, sizeof(err))) {
+				wb_error("%s", err);
 				sim_matrix_free(m, js, n);
 				return -1;
 			}
-			n++;
+			for (int k = 0; k < m->nm * m->repeat; k++, idx++) {
+				int r = k % m->repeat;
+				if (m->shard_n && idx % m->shard_n != m->shard_i - 1)
+					continue;
+				struct sim_job *j = &js[n];
+				*j = (struct sim_job){ .c = cs, .model = m->models[k / m->repeat],
+					.kernel_name = m->models[k / m->repeat]->name, .p = p,
+					.seed = m->seed + (uint64_t)r, .run = m->run ? m->run : r + 1,
+					.runtime = m->runtime, .out = m->out, .no_trace = m->no_trace,
+					.text_trace = m->text_trace };
+				if (!(j->argv = job_argv(m, j, c, &j->argc))) {
+					wb_error("out of memory");
+					sim_matrix_free(m, js, n);
+					return -1;
+				}
+				n++;
+			}
 		}
 	}
 	*jsp = js;
@@ -279,12 +417,16 @@ void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n)
 		free(js[i].argv);
 	}
 	free(js);
+	free(m->pv);
+	m->pv = NULL;
 	case_list_free(&m->cases);
 }
 
 int sim_matrix_load(struct sim_matrix *m, int argc, char **argv, struct sim_job **js, int *n)
 {
 	if (sim_matrix_parse(m, argc, argv)) {
+		free(m->pv);
+		m->pv = NULL;
 		case_list_free(&m->cases);
 		return -1;
 	}

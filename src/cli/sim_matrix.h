@@ -12,6 +12,7 @@
 
 #define SIM_MAX_SETS 64
 #define SIM_MAX_MODELS 16
+#define SIM_MAX_COMBOS 10000
 
 struct sim_matrix {
 	const char *out;
@@ -25,6 +26,12 @@ struct sim_matrix {
 	struct sim_params p;
 	int nsets;
 	const char *sets[SIM_MAX_SETS];    /* --set KEY=VAL as given, in order */
+	/* --set KEY=V1,V2,...: a sweep.  sweep_n[i] > 1 marks sets[i] as one;
+	 * the combinations (first sweep outermost) each get their own params
+	 * and a group part KEY=V per swept key (docs/scale-out.md). */
+	int sweep_n[SIM_MAX_SETS];
+	int ncombos;                       /* product of the sweeps' sizes (1: none) */
+	struct sim_params *pv;             /* [ncombos]: the params of each combination */
 	int nm;
 	const struct throttle_model *models[SIM_MAX_MODELS];
 	struct case_list cases;

@@ -5,6 +5,8 @@
 #define WBLAB_NFS_H
 #include "../sim/sim.h"
 #include "xprt_slots.h"
+#include "xprt_sndbuf.h"
+#include "nfs_rules.h"
 
 enum nfs_op { NFSPROC_WRITE, NFSPROC_COMMIT, NFS_NR_OPS };
 
@@ -17,6 +19,15 @@ struct nfs_rpc {
 	struct nfs_mount *mount;
 	struct nfs_rpc *next;
 	struct nfs_rpc *all_next;   /* every request ever allocated, for teardown */
+	struct nfs_ioc *ioc;        /* 6.x: the writepages call this WRITE belongs to */
+};
+
+/* 6.x struct nfs_io_completion: the WRITEs of one writepages call; when the
+ * last is answered the file's commit list is committed */
+struct nfs_ioc {
+	uint64_t refs;
+	struct inode *inode;
+	struct nfs_ioc *next, *all_next;
 };
 
 struct nfs_op_stats {
@@ -27,7 +38,7 @@ struct nfs_op_stats {
 /* struct nfs_inode's writeback part */
 struct nfs_inode {
 	uint64_t ncommit;           /* pages on the commit list */
-	uint64_t ncommitting;       /* pages in the COMMIT in flight */
+	uint64_t ncommitting;       /* pages in the COMMITs in flight (3.x: at most one) */
 	int flushing;               /* NFS_INO_FLUSHING */
 	int commit_locked;          /* NFS_INO_COMMIT: one COMMIT in flight */
 	struct waitq flush_wq;
@@ -48,16 +59,18 @@ struct nfs_mount {
 	uint64_t backlog_len, backlog_max, backlog_waits;  /* requests asleep for a slot */
 	struct nfs_rpc *backlog, *backlog_tail;   /* waiting for a slot */
 	struct nfs_rpc *sending, *sending_tail;   /* have a slot, waiting for the socket */
+	struct xprt_sndbuf sndbuf;
+	struct nfs_rpc *sock, *sock_tail;         /* in the socket's send buffer, not yet on the wire */
 	int link_busy;
 	/* nfss->writeback and the congestion state */
-	uint64_t writeback;
+	struct nfs_congestion cong;               /* nfss->writeback and its marks */
 	uint64_t congestion_kb;
-	uint64_t cong_on, cong_off;               /* async congestion marks, pages */
-	int async_congested;
+	int congestion_mode;                      /* enum nfs_write_congestion in force */
 	struct waitq congestion_wq;
 	struct nfs_op_stats st[NFS_NR_OPS];
 	struct nfs_server_sim *server;
 	struct nfs_rpc *rpc_all, *rpc_free;       /* request pool */
+	struct nfs_ioc *ioc_all, *ioc_free;       /* 6.x io completions */
 	uint64_t stable_writes, writepages_calls, writepages_pages;
 };
 

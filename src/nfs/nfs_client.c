@@ -13,10 +13,43 @@
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
 #include "../sim/trace_emit.h"
+#include "../sim/vmstat.h"
 #include "../throttle/common.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
 #include "../result/metrics.h"
+
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* the simulated NFS client (as /proc/self/mountstats) */
+WBLAB_METRIC(NFS_NR_WRITES, "nfs_nr_writes", "", METRIC_NONE, ERAS_NONE, "nfs", "WRITE RPCs")
+WBLAB_METRIC(NFS_NR_COMMITS, "nfs_nr_commits", "", METRIC_NONE, ERAS_NONE, "nfs", "COMMIT RPCs")
+WBLAB_METRIC(NFS_WRITE_SIZE, "nfs_write_size", "MB", METRIC_HIGHER, ERAS_NONE, "nfs", "bytes per WRITE")
+WBLAB_METRIC(NFS_COMMIT_SIZE, "nfs_commit_size", "MB", METRIC_HIGHER, ERAS_NONE, "nfs",
+	     "bytes written per COMMIT")
+WBLAB_METRIC(NFS_WRITE_QUEUE_TIME, "nfs_write_queue_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "queue time per WRITE")
+WBLAB_METRIC(NFS_WRITE_RTT_TIME, "nfs_write_rtt_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "round trip per WRITE")
+WBLAB_METRIC(NFS_WRITE_EXECUTE_TIME, "nfs_write_execute_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "execute time per WRITE")
+WBLAB_METRIC(NFS_COMMIT_QUEUE_TIME, "nfs_commit_queue_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "queue time per COMMIT")
+WBLAB_METRIC(NFS_COMMIT_RTT_TIME, "nfs_commit_rtt_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "round trip per COMMIT")
+WBLAB_METRIC(NFS_COMMIT_EXECUTE_TIME, "nfs_commit_execute_time", "ms", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "execute time per COMMIT")
+WBLAB_METRIC(NFS_FILE_SYNC_WRITES, "nfs_file_sync_writes", "", METRIC_NONE, ERAS_NONE, "nfs",
+	     "WRITEs sent FILE_SYNC")
+WBLAB_METRIC(NFS_BACKLOG_WAITS, "nfs_backlog_waits", "", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "requests that found the RPC slot table full")
+WBLAB_METRIC(NFS_BACKLOG_MAX, "nfs_backlog_max", "", METRIC_LOWER, ERAS_NONE, "nfs",
+	     "most requests asleep on the backlog at once")
+WBLAB_METRIC(NFS_WRITEPAGES_MEAN_PAGES, "nfs_writepages_mean_pages", "pages", METRIC_NONE, ERAS_NONE, "nfs",
+	     "mean pages per writepages call")
+WBLAB_METRIC(NFS_SERVER_DISK_MB, "nfs_server_disk_mb", "MB", METRIC_NONE, ERAS_NONE, "nfs",
+	     "written to the server's disk")
 
 static struct nfs_mount *mount_of(const struct inode *inode)
 {
@@ -41,21 +74,56 @@ static void nfs_page_dirtied(struct sim *s, struct inode *inode, uint64_t n)
 }
 
 /* nfs_set_page_writeback / nfs_end_page_writeback: the per-mount count and
- * the congestion marks */
+ * the congestion marks (nfs_rules.c) */
 static void writeback_inc(struct nfs_mount *m, uint64_t n)
 {
-	m->writeback += n;
-	if (m->writeback > m->cong_on)
-		m->async_congested = 1;
+	nfs_congestion_inc(&m->cong, n);
 }
 
 static void writeback_dec(struct sim *s, struct nfs_mount *m, uint64_t n)
 {
-	m->writeback -= n;
-	if (m->async_congested && m->writeback < m->cong_off) {
-		m->async_congested = 0;
+	if (nfs_congestion_dec(&m->cong, n))
 		wake_up_all(s, &m->congestion_wq);
+}
+
+static struct nfs_ioc *ioc_alloc(struct nfs_mount *m, struct inode *inode)
+{
+	struct nfs_ioc *c = m->ioc_free;
+	if (c) {
+		m->ioc_free = c->next;
+	} else {
+		if (!(c = malloc(sizeof(*c))))
+			abort();
+		c->all_next = m->ioc_all;
+		m->ioc_all = c;
 	}
+	c->refs = 0;
+	c->inode = inode;
+	c->next = NULL;
+	return c;
+}
+
+static void ioc_free(struct nfs_mount *m, struct nfs_ioc *c)
+{
+	c->next = m->ioc_free;
+	m->ioc_free = c;
+}
+
+/* send one COMMIT for the file's whole commit list (nfs_scan_commit +
+ * nfs_commit_list); returns its pages */
+static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode *inode)
+{
+	struct nfs_inode *ni = inode->fs_private;
+	uint64_t n = ni->ncommit;
+	ni->commit_locked = 1;
+	ni->ncommitting += n;
+	ni->ncommit = 0;
+	struct nfs_rpc *r = rpc_alloc(m);
+	r->op = NFSPROC_COMMIT;
+	r->inode = inode;
+	r->pages = n;
+	rpc_submit(s, m, r);
+	return n;
 }
 
 static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inode,
@@ -63,6 +131,19 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 {
 	struct nfs_mount *m = mount_of(inode);
 	struct nfs_inode *ni = inode->fs_private;
+	/* 5.18 on: background writeback does not add to a congested server's
+	 * backlog; 5.18 gave up the call (the flusher moves on and must be woken
+	 * again), the 2024 fix waits for the hysteresis to clear instead */
+	switch (nfs_writepages_gate(m->congestion_mode, wbc->sync_all, m->cong.congested)) {
+	case NFS_GATE_SKIP:
+		return;
+	case NFS_GATE_WAIT:
+		while (m->cong.congested)
+			sim_wait(s, &m->congestion_wq, 0);
+		break;
+	case NFS_GATE_GO:
+		break;
+	}
 	while (ni->flushing)
 		sim_wait(s, &ni->flush_wq, 0);
 	ni->flushing = 1;
@@ -75,6 +156,7 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	m->writepages_calls += n > 0;
 	m->writepages_pages += n;
 	m->stable_writes += stable;
+	struct nfs_ioc *ioc = n && !stable && s->model->nfs_client->io_completion_commit ? ioc_alloc(m, inode) : NULL;
 	for (uint64_t left = n; left;) {
 		uint64_t k = left < m->wsize_pages ? left : m->wsize_pages;
 		/* building the requests takes CPU; the dd waits on FLUSHING meanwhile */
@@ -86,6 +168,10 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 		r->inode = inode;
 		r->pages = k;
 		r->stable = stable;
+		if (ioc) {
+			r->ioc = ioc;
+			ioc->refs++;
+		}
 		rpc_submit(s, m, r);
 		left -= k;
 	}
@@ -93,7 +179,7 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	if (s->model->nfs_client->writeback_wait) {
 		/* nfs-wq4 with Feng Tang's fix: wait once per call, still holding
 		 * NFS_INO_FLUSHING, so the file's writer waits too */
-		while (m->async_congested)
+		while (m->cong.congested)
 			sim_wait(s, &m->congestion_wq, 0);
 	}
 	ni->flushing = 0;
@@ -123,28 +209,34 @@ static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *ino
 	struct nfs_inode *ni = inode->fs_private;
 	uint64_t npages = inode->nr_dirty + inode->nr_writeback + inode->nr_unstable;
 	int64_t tocommit = (int64_t)ni->ncommit;
-	if (s->model->nfs_client->commit_skip_empty && ni->ncommit == 0)
+	switch (nfs_commit_decide(s->model->nfs_client, wbc->sync_all, ni->ncommit, npages, inode->nr_writeback,
+				  ni->commit_locked)) {
+	case NFS_COMMIT_NOTHING:
 		return;
-	/* not worth a COMMIT yet, or one is in flight: stay datasync-dirty */
-	if ((!wbc->sync_all && ni->ncommit <= npages / 2) || ni->commit_locked || !ni->ncommit) {
+	case NFS_COMMIT_LATER:
 		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
 		trace_commit(s, th, inode, wbc->chunk, tocommit, 0);
 		return;
+	case NFS_COMMIT_SEND:
+		break;
 	}
-	ni->commit_locked = 1;
-	ni->ncommitting = ni->ncommit;
-	ni->ncommit = 0;
-	struct nfs_rpc *r = rpc_alloc(m);
-	r->op = NFSPROC_COMMIT;
-	r->inode = inode;
-	r->pages = ni->ncommitting;
-	rpc_submit(s, m, r);
-	/* commits count as written for the caller's budget */
-	wbc->nr_to_write -= (int64_t)ni->ncommitting;
+	uint64_t sent = nfs_commit_send(s, m, inode);
+	/* commits count as written for the caller's budget (6.x too: __nfs_commit_inode) */
+	wbc->nr_to_write -= (int64_t)sent;
 	if (wbc->nr_to_write < 0)
 		wbc->nr_to_write = 0;
 	__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
-	trace_commit(s, th, inode, wbc->chunk, tocommit, (int64_t)ni->ncommitting);
+	trace_commit(s, th, inode, wbc->chunk, tocommit, (int64_t)sent);
+}
+
+/* 5.8 ("mm: remove NR_UNSTABLE_NFS"): pages awaiting COMMIT count as the
+ * wb's writeback (WB_WRITEBACK), not as reclaimable, so the background test
+ * (wb_over_bg_thresh, WB_RECLAIMABLE) no longer sees them; the global count
+ * already adds them to NR_WRITEBACK in the 6.x throttle (bdp_6x.c) */
+static void unstable_to_writeback(struct sim *s, struct inode *inode, int64_t n)
+{
+	bdi_stat_mod(s, inode->bdi, s->irq_cpu, BDI_RECLAIMABLE, -n);
+	bdi_stat_mod(s, inode->bdi, s->irq_cpu, BDI_WRITEBACK, n);
 }
 
 /* nfs_writeback_done + nfs_end_page_writeback */
@@ -153,11 +245,19 @@ void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	struct inode *inode = r->inode;
 	struct nfs_inode *ni = inode->fs_private;
 	end_page_writeback(s, inode, r->pages, !r->stable);
+	if (!r->stable && s->model->nfs_client->unstable_as_writeback)
+		unstable_to_writeback(s, inode, (int64_t)r->pages);
 	if (!r->stable) {
 		ni->ncommit += r->pages;
 		__mark_inode_dirty(s, inode, I_DIRTY_DATASYNC);
 	}
 	writeback_dec(s, m, r->pages);
+	if (r->ioc && !--r->ioc->refs) {
+		/* nfs_io_completion_commit: the call's WRITEs are all answered */
+		if (ni->ncommit)
+			nfs_commit_send(s, m, inode);
+		ioc_free(m, r->ioc);
+	}
 }
 
 /* nfs_commit_release */
@@ -166,9 +266,11 @@ void nfs_commit_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	(void)m;
 	struct inode *inode = r->inode;
 	struct nfs_inode *ni = inode->fs_private;
-	clear_unstable_pages(s, inode, ni->ncommitting);
-	ni->ncommitting = 0;
-	ni->commit_locked = 0;
+	if (s->model->nfs_client->unstable_as_writeback)
+		unstable_to_writeback(s, inode, -(int64_t)r->pages);
+	clear_unstable_pages(s, inode, r->pages);
+	ni->ncommitting -= r->pages;
+	ni->commit_locked = ni->ncommitting > 0;
 	struct wb_event e;
 	ev_begin(s, NULL, &e, EV_NFS_COMMIT_RELEASE, inode->bdi);
 	wb_event_set(&e, F_INO, (int64_t)inode->ino);
@@ -219,6 +321,10 @@ static void nfs_destroy(void *dev)
 	struct nfs_mount *m = dev;
 	nfs_server_destroy(m->server);
 	rpc_pool_destroy(m);
+	for (struct nfs_ioc *c = m->ioc_all, *n; c; c = n) {
+		n = c->all_next;
+		free(c);
+	}
 	free(m->inodes);
 	free(m);
 }
@@ -244,24 +350,15 @@ static uint64_t isqrt(uint64_t x)
  * wait-queue kernels scale it to (dirty_thresh + 1 MiB) / 8 */
 static void congestion_init(struct sim *s, struct nfs_mount *m)
 {
-	uint64_t kb = 16 * isqrt(s->total_pages) * 4;
-	if (kb > 256 * 1024)
-		kb = 256 * 1024;
-	uint64_t limit = kb / 4;
-	if (s->model->nfs_client->writeback_wait) {
-		uint64_t bg, thresh;
+	uint64_t bg = 0, thresh = 0;
+	int wq4 = s->model->nfs_client->writeback_wait;
+	if (wq4)
 		dirty_thresholds(s, &bg, &thresh);
-		uint64_t scaled = (thresh * 4 + 1024) / 8;
-		kb = scaled < kb ? scaled : kb;
-		limit = kb / 4;
-		uint64_t w = limit / 8 < 256 ? limit / 8 : 256;
-		m->cong_on = limit;
-		m->cong_off = limit - w;
-	} else {
-		m->cong_on = limit;
-		m->cong_off = limit - limit / 4;
-	}
-	m->congestion_kb = kb;
+	nfs_congestion_init(&m->cong, 16 * isqrt(s->total_pages) * 4, wq4, thresh * 4);
+	m->congestion_kb = m->cong.on * 4;
+	const char *mode = s->p.nfs.write_congestion;
+	m->congestion_mode = !strcmp(mode, "flag") ? NFS_CONG_FLAG : !strcmp(mode, "skip") ? NFS_CONG_SKIP :
+			     !strcmp(mode, "wait") ? NFS_CONG_WAIT : (int)s->model->nfs_client->congestion;
 }
 
 int nfs_mount_create(struct sim *s, struct bdi *bdi)

@@ -17,3 +17,12 @@ const struct nfs_client_era nfs_client_3_2 = {
 	.name = "3.2",
 	.commit_skip_empty = 1,
 };
+
+const struct nfs_client_era nfs_client_6x = {
+	.name = "6.x",
+	.commit_skip_empty = 1,
+	.unstable_as_writeback = 1,
+	.commit_after_writeback = 1,
+	.io_completion_commit = 1,
+	.congestion = NFS_CONG_WAIT,
+};

@@ -6,19 +6,33 @@
 #ifndef WBLAB_NFS_ERA_H
 #define WBLAB_NFS_ERA_H
 
+/* how nfs_writepages honours nfss->writeback above nfs_congestion_kb */
+enum nfs_write_congestion {
+	NFS_CONG_FLAG,   /* mainline to 5.17: a bdi congestion flag that no writeback path waits on */
+	NFS_CONG_SKIP,   /* 5.18 (6df25e58532b): WB_SYNC_NONE writepages returns at once while congested */
+	NFS_CONG_WAIT,   /* 2024 (Jan Kara, "nfs: Block on write congestion"): it waits instead */
+};
+
 struct nfs_client_era {
 	const char *name;
 	unsigned datasync_on_write : 1;       /* 3.1 nfs_updatepage marks I_DIRTY_DATASYNC per write */
 	unsigned commit_skip_empty : 1;       /* 3.2+ nfs_commit_unstable_pages returns at ncommit == 0 */
 	unsigned writeback_wait : 1;          /* nfs-wq: writepages waits while too much is under writeback */
 	unsigned xprt_free_slot_no_wake : 1;  /* 3.1 sunrpc: freeing a dynamic slot wakes no backlog */
+	unsigned unstable_as_writeback : 1;   /* 5.8: no NR_UNSTABLE_NFS; unstable pages are WB_WRITEBACK */
+	unsigned commit_after_writeback : 1;  /* 4.x nfs_write_inode: WB_SYNC_NONE commits once no page is under writeback,
+					       * several COMMITs of a file may be in flight */
+	unsigned io_completion_commit : 1;    /* 4.x nfs_io_completion: a writepages call's last WRITE reply commits the file */
+	enum nfs_write_congestion congestion;
 };
 
 /* 3.1's client and transport */
 extern const struct nfs_client_era nfs_client_3_1;
 /* 3.1's client plus Wu Fengguang's writeback wait queue (the seed's nfs-wq4 kernel) */
 extern const struct nfs_client_era nfs_client_3_1_wq4;
-/* 3.2 and later: the four behaviours as 3.2 left them (6.x alike) */
+/* 3.2: the four behaviours as 3.2 left them */
 extern const struct nfs_client_era nfs_client_3_2;
+/* 6.x: 3.2's plus no unstable accounting, the 4.x commit rule and waiting on write_congested */
+extern const struct nfs_client_era nfs_client_6x;
 
 #endif

@@ -22,12 +22,17 @@
  * cannot send, so a server whose threads all wait stalls the link.
  * MODEL: no server-side dirty throttling (its limits exceed any client's). */
 #include <stdlib.h>
+#include <string.h>
 #include "nfs.h"
+#include "../block/blk.h"
+#include "../sim/params.h"
 
 #define BG_CHUNK_PAGES 4096      /* 16 MiB per background writeback job */
 
 struct srv_file {
 	uint64_t dirty;
+	uint64_t disk_off;                   /* block layer: next file page to write */
+	uint64_t submitted, completed;       /* block layer: pages sent to / done by the disk */
 	ktime_t oldest;
 	int locked;                          /* i_mutex held by a sync */
 	struct nfs_rpc *blocked, *blocked_tail;  /* requests waiting for it */
@@ -37,6 +42,7 @@ struct srv_job {
 	int file;
 	uint64_t pages;          /* still to write */
 	int sync, commit, bg, started;
+	uint64_t target;         /* block layer: done when its file's completed count reaches it */
 	struct nfs_rpc *rpc;     /* reply when done; NULL for background jobs */
 	struct srv_job *next;
 };
@@ -60,6 +66,10 @@ struct nfs_server_sim {
 	struct job_fifo journal_wait, journal_run;
 	int journal_busy;
 	uint64_t io_pages;
+	/* nfs.server_dev=hdd-2011: the block layer and its disk */
+	struct blk_queue *q;
+	struct inode *finodes;    /* one per file, only for the ext4 allocator */
+	struct job_fifo inflight; /* fully submitted, waiting for completions */
 };
 
 static void disk_kick(struct sim *s, struct nfs_server_sim *srv);
@@ -238,8 +248,83 @@ static void io_done(struct sim *s, void *arg)
 	disk_kick(s, srv);
 }
 
+/* ---- the disk on the block layer (nfs.server_dev=hdd-2011) ----
+ *
+ * The server's writeback (a COMMIT's fsync, a FILE_SYNC WRITE, background
+ * and kupdate jobs) goes through the same block layer as a local disk: the
+ * file's pages get disk addresses from the ext4 allocator (8 MiB windows per
+ * file, interleaving files as ext4 does), bios of up to max_sectors_kb are
+ * merged and sorted by CFQ (the 3.x default) and served by the hdd-2011 disk
+ * model (seek by distance, rotation, NCQ, write-back cache) at
+ * nfs.server_disk_mbps.  Submitting never sleeps: jobs wait in the server's
+ * own queues while nr_requests are allocated, sync jobs first, as
+ * fsync's WRITE_SYNC would be served before background writeback.
+ * Completion is counted per file; a job is done once its file's completed
+ * pages reach what had been submitted up to its last bio (so an fsync also
+ * waits for earlier writeback of the file, as filemap_fdatawait does). */
+static void blk_jobs_done(struct sim *s, struct nfs_server_sim *srv)
+{
+	struct job_fifo keep = { 0 };
+	for (struct srv_job *j; (j = fifo_pop(&srv->inflight));) {
+		if (srv->files[j->file].completed >= j->target)
+			job_data_done(s, srv, j);
+		else
+			fifo_push(&keep, j);
+	}
+	srv->inflight = keep;
+}
+
+static void disk_kick_blk(struct sim *s, struct nfs_server_sim *srv)
+{
+	struct blk_queue *q = srv->q;
+	uint64_t max_pages = q->max_sectors / PAGE_SECTORS ? q->max_sectors / PAGE_SECTORS : 1;
+	while (q->count < q->nr_requests) {
+		struct job_fifo *jq = srv->sync_q.head ? &srv->sync_q : &srv->async_q;
+		struct srv_job *j = jq->head;
+		if (!j)
+			return;
+		struct srv_file *f = &srv->files[j->file];
+		if (!j->started)
+			job_claim(srv, j);
+		if (j->pages) {
+			struct inode *fi = &srv->finodes[j->file];
+			uint64_t sector, want = j->pages < max_pages ? j->pages : max_pages;
+			if (fi->size < f->disk_off + want)
+				fi->size = f->disk_off + want;
+			uint64_t k = q->alloc->map(q->alloc_data, fi, f->disk_off, want, &sector);
+			f->disk_off += k;
+			f->submitted += k;
+			j->pages -= k;
+			blk_submit_bio(s, q, NULL, fi, sector, k, 0);
+		}
+		if (!j->pages) {
+			fifo_pop(jq);
+			j->target = f->submitted;
+			fifo_push(&srv->inflight, j);
+			blk_jobs_done(s, srv);
+		}
+	}
+}
+
+static void srv_end_io(struct sim *s, struct blk_queue *q, struct blk_rq *rq)
+{
+	struct nfs_server_sim *srv = q->end_io_ctx;
+	for (int i = 0; i < rq->nseg; i++) {
+		srv->files[rq->seg[i].inode - srv->finodes].completed += rq->seg[i].pages;
+		srv->io_pages += rq->seg[i].pages;
+		q->completed_pages += rq->seg[i].pages;
+	}
+	blk_jobs_done(s, srv);
+	bg_check(s, srv);
+	disk_kick_blk(s, srv);
+}
+
 static void disk_kick(struct sim *s, struct nfs_server_sim *srv)
 {
+	if (srv->q) {
+		disk_kick_blk(s, srv);
+		return;
+	}
 	while (!srv->cur) {
 		struct srv_job *j = fifo_pop(&srv->sync_q);
 		if (!j)
@@ -366,6 +451,23 @@ struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int
 	/* the server's background threshold: a ratio of its memory */
 	srv->bg_thresh = srv->np.server_mem_mb * 256 * srv->np.server_bg_ratio / 100;
 	srv->sockbuf_size = srv->np.server_sockbuf_kb * 1024;
+	if (strcmp(srv->np.server_dev, "hdd-2011") == 0) {
+		/* the hdd-2011 preset (the dev.* table defaults) at the server's media rate */
+		struct sim_params d;
+		params_defaults(&d);
+		d.dev.bw_mbps = srv->np.server_disk_mbps;
+		srv->finodes = calloc((size_t)nfiles, sizeof(*srv->finodes));
+		srv->q = srv->finodes ? blk_queue_create(s, &d.dev, 128, "cfq", &dev_hdd, &alloc_ext4) : NULL;
+		if (!srv->q) {
+			nfs_server_destroy(srv);
+			return NULL;
+		}
+		for (int i = 0; i < nfiles; i++)
+			srv->finodes[i].ino = (uint64_t)i + 1;
+		srv->q->has_congestion = 1;
+		srv->q->end_io = srv_end_io;
+		srv->q->end_io_ctx = srv;
+	}
 	sim_call_at(s, 5 * NSEC_PER_SEC, srv_kupdate, srv);
 	return srv;
 }
@@ -384,6 +486,9 @@ void nfs_server_destroy(struct nfs_server_sim *srv)
 	fifo_free(&srv->async_q);
 	fifo_free(&srv->journal_wait);
 	fifo_free(&srv->journal_run);
+	fifo_free(&srv->inflight);
+	blk_queue_destroy(srv->q);
+	free(srv->finodes);
 	free(srv->cur);
 	free(srv->files);
 	free(srv);

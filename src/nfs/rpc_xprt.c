@@ -1,6 +1,7 @@
 /* The RPC client transport (net/sunrpc, TCP): a slot table of min_slots
  * preallocated requests that grows to max_slots (3.1's dynamic slots), a
- * backlog for the rest, and one socket that sends one request at a time at
+ * backlog for the rest, the socket's send buffer (xprt_sndbuf.h: where the
+ * iostats' queue time ends), and one wire that sends one request at a time at
  * the link's payload bandwidth.  Replies are small: they only pay the latency.
  * MODEL: one FIFO for WRITEs and COMMITs (the kernel's priority queues and
  * per-owner batching are not modelled). */
@@ -52,6 +53,7 @@ static void xmit_done(struct sim *s, void *arg)
 	struct nfs_rpc *r = arg;
 	struct nfs_mount *m = r->mount;
 	m->link_busy = 0;
+	xprt_sndbuf_sent(&m->sndbuf, rpc_call_bytes(r));
 	sim_call_at(s, s->now + (ktime_t)(m->np.net_latency_ms * 1e6), arrive, r);
 	kick_link(s, m);
 }
@@ -61,26 +63,53 @@ void rpc_kick_link(struct sim *s, struct nfs_mount *m)
 	kick_link(s, m);
 }
 
-static void kick_link(struct sim *s, struct nfs_mount *m)
+/* the wire takes the socket's oldest request when it is free and the server's
+ * receive window has room */
+static void kick_wire(struct sim *s, struct nfs_mount *m)
 {
-	if (m->link_busy || !m->sending)
+	if (m->link_busy || !m->sock)
 		return;
 	/* TCP flow control: the server's socket buffer is full while its nfsd
 	 * threads are busy, so the sender waits */
-	if (!nfs_server_can_accept(m->server, rpc_call_bytes(m->sending)))
+	if (!nfs_server_can_accept(m->server, rpc_call_bytes(m->sock)))
 		return;
-	struct nfs_rpc *r = fifo_pop(&m->sending, &m->sending_tail);
-	r->xmit_start = s->now;
+	struct nfs_rpc *r = fifo_pop(&m->sock, &m->sock_tail);
+	if (!m->sndbuf.size)
+		r->xmit_start = s->now;     /* no send buffer: transmitted as it goes on the wire */
 	m->link_busy = 1;
 	nfs_server_reserve(m->server, rpc_call_bytes(r));
 	double ns = (double)rpc_call_bytes(r) / (m->np.net_mbps * 1e6) * 1e9;
 	sim_call_at(s, s->now + (ktime_t)ns, xmit_done, r);
 }
 
+/* xprt_transmit: requests holding a slot are copied into the send buffer in
+ * order while it has room (rq_xtime); without a buffer they go straight to
+ * the wire's queue */
+static void kick_link(struct sim *s, struct nfs_mount *m)
+{
+	while (m->sending) {
+		uint64_t b = rpc_call_bytes(m->sending);
+		if (m->sndbuf.size) {
+			if (!xprt_sndbuf_fits(&m->sndbuf, b))
+				break;
+		} else if (m->sock || m->link_busy) {
+			break;
+		}
+		struct nfs_rpc *r = fifo_pop(&m->sending, &m->sending_tail);
+		if (m->sndbuf.size) {
+			r->xmit_start = s->now;
+			xprt_sndbuf_queue(&m->sndbuf, b);
+		}
+		fifo_push(&m->sock, &m->sock_tail, r);
+	}
+	kick_wire(s, m);
+}
+
 void xprt_init_slots(struct sim *s, struct nfs_mount *m)
 {
 	xprt_slots_init(&m->slots, m->np.min_slots, m->np.max_slots,
 			s->model->nfs_client->xprt_free_slot_no_wake);
+	m->sndbuf = (struct xprt_sndbuf){ .size = m->np.client_sndbuf_kb * 1024 };
 }
 
 /* rpc_wake_up_next(&xprt->backlog): the first backlogged task retries */

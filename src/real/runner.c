@@ -33,6 +33,41 @@
 #include "../util/util.h"
 #include "../result/metrics.h"
 
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* real runs (wblab run; docs/real-runs.md) */
+WBLAB_METRIC(RUNTIME_S, "runtime_s", "s", METRIC_NONE, ERAS_NONE, "real", "measured run time")
+WBLAB_METRIC(WRITERS_MB, "writers_mb", "MB", METRIC_NONE, ERAS_NONE, "real", "written by the writers")
+WBLAB_METRIC(WRITERS_BW, "writers_bw", "MB/s", METRIC_HIGHER, ERAS_NONE, "real", "writers_mb / runtime_s")
+WBLAB_METRIC(VMSTAT_WRITTEN_MB, "vmstat_written_mb", "MB", METRIC_NONE, ERAS_NONE, "real",
+	     "/proc/vmstat nr_written delta")
+WBLAB_METRIC(VMSTAT_WRITE_BW, "vmstat_write_bw", "MB/s", METRIC_HIGHER, ERAS_NONE, "real",
+	     "vmstat_written_mb / runtime_s")
+WBLAB_METRIC(VMSTAT_DIRTIED_BW, "vmstat_dirtied_bw", "MB/s", METRIC_NONE, ERAS_NONE, "real",
+	     "/proc/vmstat nr_dirtied delta / runtime_s")
+WBLAB_METRIC(DEV_WRITTEN_MB, "dev_written_mb", "MB", METRIC_NONE, ERAS_NONE, "real",
+	     "written to the device (its stat file)")
+WBLAB_METRIC(DEV_WRITE_BW, "dev_write_bw", "MB/s", METRIC_HIGHER, ERAS_NONE, "real",
+	     "dev_written_mb / runtime_s (simulated: the block layer's completions / run)")
+WBLAB_METRIC(DEV_WRITE_IOS, "dev_write_ios", "", METRIC_NONE, ERAS_NONE, "real", "write IOs of the device")
+WBLAB_METRIC(DEV_BUSY_S, "dev_busy_s", "s", METRIC_NONE, ERAS_NONE, "real",
+	     "time the device had a request in flight (io_ticks)")
+WBLAB_METRIC(DEV_WRITE_KB_MEAN, "dev_write_kb_mean", "KB", METRIC_HIGHER, ERAS_NONE, "real",
+	     "mean device write size")
+WBLAB_METRIC(TRACED, "traced", "", METRIC_NONE, ERAS_NONE, "real", "1 when the run was traced")
+WBLAB_METRIC(TRACE_MB, "trace_mb", "MB", METRIC_NONE, ERAS_NONE, "real", "size of the captured trace")
+WBLAB_METRIC(TRACE_OVERRUN_EVENTS, "trace_overrun_events", "", METRIC_LOWER, ERAS_NONE, "real",
+	     "trace events lost to ring-buffer overruns")
+WBLAB_METRIC(WRITERS_CPU_S, "writers_cpu_s", "s", METRIC_LOWER, ERAS_NONE, "real",
+	     "the writers' user + system CPU time")
+WBLAB_METRIC(GLOBAL_WRITTEN_POLLUTED, "global_written_polluted", "", METRIC_NONE, ERAS_NONE, "real",
+	     "1 when other writers inflated the global written counter")
+WBLAB_METRIC(UNTRACED_X, "untraced_*", "", METRIC_NONE, ERAS_NONE, "real",
+	     "runtime_s ... dev_write_kb_mean of the untraced comparison run")
+WBLAB_METRIC(TRACING_OVERHEAD_PCT, "tracing_overhead_pct", "%", METRIC_LOWER, ERAS_NONE, "real",
+	     "vmstat bandwidth lost to tracing")
+
 /* Set by SIGINT/SIGTERM/SIGHUP: the run stops at the next check and undoes. */
 static volatile sig_atomic_t interrupted;
 

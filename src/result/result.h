@@ -108,4 +108,16 @@ int result_find(const char *const *dirs, int ndirs, struct result_list *out, cha
 		size_t errlen);
 void result_list_free(struct result_list *l);
 
+/* The row key of a result when results are compared across the values of
+ * field: GROUP/CASE-KERNEL with the part that field names replaced by X -
+ * the whole group (group), the group's "thresh=V" and the case's THRESH
+ * (thresh), one of the case's FS JOB BS CPUS MEM THRESH BG tokens, the whole
+ * case (case) or the kernel (kernel); any other field (run, params keys)
+ * is not in the name and masks nothing.  Results whose keys are equal are
+ * one row.  compare and report both call it.  A malloc'd string, or NULL
+ * with the reason in err (a case that is not six '-' fields when a token is
+ * to be masked; path names the result). */
+char *result_row_key(const char *group, const char *case_name, const char *kernel,
+		     const char *field, const char *path, char *err, size_t errlen);
+
 #endif

@@ -4,6 +4,9 @@
 #include "../util/util.h"
 #include "../block/dev_presets.h"
 
+static const char *const nfs_server_dev_names[] = { "fifo", "hdd-2011", NULL };
+static const char *const nfs_congestion_names[] = { "auto", "flag", "skip", "wait", NULL };
+
 #define P(field) offsetof(struct sim_params, field)
 
 /* Defaults describe a 2011 SATA box and, for NFS, a gigabit link to a
@@ -59,12 +62,15 @@ static const struct param_desc descs[] = {
 	{ "nfs.min_slots", PT_U64, P(nfs.min_slots), 2, 1, 65536, "RPC slots kept preallocated (tcp_slot_table_entries, 2 since 3.1)" },
 	{ "nfs.max_slots", PT_U64, P(nfs.max_slots), 128, 1, 65536, "RPC slot table limit (tcp_max_slot_table_entries)" },
 	{ "nfs.nfsd_threads", PT_U64, P(nfs.nfsd_threads), 8, 1, 1024, "server nfsd threads" },
+	{ "nfs.write_congestion", PT_NAME, P(nfs.write_congestion), 0, 0, 0, "what writeback does while nfss->writeback exceeds nfs_congestion_kb: auto (the kernel's: flag for 3.x, wait for current), flag (a bdi flag nobody waits on, to 5.17), skip (5.18: writepages returns), wait (2024: writepages waits)", nfs_congestion_names },
+	{ "nfs.server_dev", PT_NAME, P(nfs.server_dev), 0, 0, 0, "server disk: fifo (one file at a time in server_slice_ms turns, server_seek_ms per switch, server_jitter_pct) or hdd-2011 (the block layer: CFQ, ext4 allocation, the hdd-2011 disk at server_disk_mbps)", nfs_server_dev_names },
 	{ "nfs.server_disk_mbps", PT_DOUBLE, P(nfs.server_disk_mbps), 90, 0.1, 100000, "server disk sequential bandwidth, MiB/s" },
 	{ "nfs.server_seek_ms", PT_DOUBLE, P(nfs.server_seek_ms), 10, 0, 1000, "server disk cost of switching files" },
 	{ "nfs.server_jitter_pct", PT_DOUBLE, P(nfs.server_jitter_pct), 5, 0, 99, "+- random variation of each server disk request (as disk.jitter_pct)" },
 	{ "nfs.server_sync_ms", PT_DOUBLE, P(nfs.server_sync_ms), 45, 0, 10000, "journal commit + cache flush ending a COMMIT or FILE_SYNC WRITE (fsync on a 7200 rpm disk)" },
 	{ "nfs.server_fsync_locks", PT_U64, P(nfs.server_fsync_locks), 1, 0, 2, "file i_mutex during syncs: 2 whole COMMIT (2.6.3x nfsd_sync), 1 journal commit only, 0 none" },
 	{ "nfs.server_sockbuf_kb", PT_U64, P(nfs.server_sockbuf_kb), 3072, 64, 1048576, "server TCP receive buffer: nfsd sets 3 x max payload" },
+	{ "nfs.client_sndbuf_kb", PT_U64, P(nfs.client_sndbuf_kb), 4096, 0, 1048576, "client TCP send buffer (tcp_wmem max): an RPC counts as transmitted once copied into it, so mountstats RTT includes its wait there; 0 = none" },
 	{ "nfs.server_slice_ms", PT_DOUBLE, P(nfs.server_slice_ms), 100, 1, 10000, "server elevator time slice per file (CFQ slice_sync)" },
 	{ "nfs.server_cpu_ms_per_mb", PT_DOUBLE, P(nfs.server_cpu_ms_per_mb), 0.7, 0, 1000, "nfsd CPU per MiB written" },
 	{ "nfs.server_mem_mb", PT_U64, P(nfs.server_mem_mb), 8192, 64, 16777216, "server RAM" },

@@ -40,6 +40,8 @@ struct dev_params {
 };
 
 struct nfs_params {
+	char server_dev[DEV_NAME_LEN]; /* fifo: the slice model; hdd-2011: block layer + rotational disk */
+	char write_congestion[DEV_NAME_LEN]; /* auto (the kernel's), flag, skip, wait */
 	double net_mbps;         /* payload bandwidth of the link, MB/s (10^6 B/s) */
 	double net_latency_ms;   /* one way */
 	uint64_t wsize_kb;
@@ -53,6 +55,7 @@ struct nfs_params {
 	uint64_t server_fsync_locks; /* 1: a sync holds the file's i_mutex, stalling WRITEs to it */
 	double server_slice_ms;  /* CFQ time slice: how long one file's I/O runs before the next */
 	uint64_t server_sockbuf_kb; /* server TCP receive buffer */
+	uint64_t client_sndbuf_kb;  /* client TCP send buffer (0: none) */
 	double server_cpu_ms_per_mb;
 	uint64_t server_mem_mb;
 	uint64_t server_dirty_ratio;

@@ -20,6 +20,7 @@ struct sim;
 struct bdi;
 struct throttle_model;
 struct stats_acc;
+struct plot_run;
 
 /* ---- threads, wait queues, timers ---------------------------------------- */
 
@@ -214,6 +215,7 @@ struct sim {
 	struct trace_writer *trace;    /* text trace (--trace-format text), or NULL */
 	struct dat_writer *dat;        /* trace.dat (the default), or NULL */
 	struct stats_acc *stats;
+	struct plot_run *plot;         /* graph series computed while running, or NULL */
 	uint64_t events;               /* dispatched events, for the benchmark */
 	int irq_cpu, flusher_cpu;
 	char error[256];               /* set when an invariant breaks */

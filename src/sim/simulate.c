@@ -5,11 +5,23 @@
 #include <unistd.h>
 #include "simulate.h"
 #include "sim.h"
+#include "../analysis/plot.h"
 #include "../analysis/stats.h"
 #include "../result/result.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
 #include "../result/metrics.h"
+
+/* The metrics this file computes: its rows of the one metric table.  The
+ * build collects every file's WBLAB_METRIC rows into that table
+ * (src/result/metrics.h says what the fields mean). */
+/* producer-only figures (stats_set): the simulator */
+WBLAB_METRIC(DIRTIER_WRITTEN_PAGES, "dirtier_written_pages", "pages", METRIC_NONE, ERAS_NONE, "sim",
+	     "pages written by dirtiers themselves (3.1 foreground writeback)")
+WBLAB_METRIC(FLUSHER_IO_COUNT, "flusher_io_count", "", METRIC_NONE, ERAS_NONE, "sim", "flusher IOs")
+WBLAB_METRIC(FLUSHER_IO_MEAN_KB, "flusher_io_mean_kb", "KB", METRIC_HIGHER, ERAS_NONE, "sim",
+	     "mean flusher IO size")
+WBLAB_METRIC(DIRTIER_IO_COUNT, "dirtier_io_count", "", METRIC_NONE, ERAS_NONE, "sim", "dirtier IOs")
 
 /* Figures only the simulator knows: who wrote the pages, and the I/O it issued. */
 static void sim_stats(struct sim *s, struct stats_acc *st, double runtime,
@@ -80,6 +92,11 @@ int simulate_one(const struct sim_job *j)
 		s->dat = dw;
 	}
 	s->stats = st;
+	/* with a trace, the graphs' series too, so plotting need not read it back */
+	if (!j->no_trace && !(s->plot = plot_run_new(j->kernel_name, PLOT_SERIES_POINTS))) {
+		wb_error("out of memory");
+		goto abort;
+	}
 	if (sim_run(s, j->runtime)) {
 		wb_error("%s/%s under %s: %s at %.6f s: %s", j->c.group, j->c.name, j->model->name,
 			 j->model->plugin_path ? "policy contract violated" : "model invariant broken",
@@ -109,6 +126,8 @@ int simulate_one(const struct sim_job *j)
 	FILE *f = result_fopen(&rd, "stats");
 	FILE *pf = result_fopen(&rd, "params");
 	int bad = !f || !pf || stats_write(st, f);
+	if (s->plot)    /* after the trace: plot uses it only when not older */
+		bad |= plot_run_save(s->plot, result_file(&rd, PLOT_SERIES_FILE, path, sizeof(path)));
 	if (pf)
 		write_params(j, pf);
 	bad |= (f && fclose(f)) | (pf && fclose(pf));
@@ -126,6 +145,8 @@ abort:
 	dat_writer_abort(dw);
 	result_abort(&rd);
 out:
+	if (s)
+		plot_run_free(s->plot);
 	if (s && s->model)
 		sim_destroy(s);
 	free(s);

@@ -1,5 +1,6 @@
 #include <string.h>
 #include "trace_emit.h"
+#include "../analysis/plot.h"
 #include "../analysis/stats.h"
 
 void ev_begin(struct sim *s, struct sthread *th, struct wb_event *e, enum wb_event_type t,
@@ -31,4 +32,6 @@ void ev_emit(struct sim *s, struct wb_event *e)
 	else if (s->trace)
 		trace_write_event(s->trace, e);
 	stats_feed(s->stats, e);
+	if (s->plot)
+		plot_run_feed(s->plot, e);  /* out of memory only thins the graphs */
 }

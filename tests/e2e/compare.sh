@@ -177,6 +177,26 @@ check_cmd "env diff: columns differ in a params key" grep -q 'columns differ in 
 check_cmd "env diff: and in an env key" grep -q 'columns differ in env.vm.dirty_ratio: (absent) vs 20' "$T/e"
 check_cmd "env diff: a column merging differing results warns" grep -q 'one disk.bw_mbps value merges results that differ in params.bdi_strict_limit' "$T/e"
 check_cmd "env diff: seed (a run's identity) is not a difference" bash -c "! grep -q 'params.seed' '$T/e'"
+check_cmd "env diff under the table on stdout" grep -q '^differs: params.bdi_strict_limit = 0 (50), 1 (80)$' "$T/o"
+check_cmd "env diff: the merging column warns on stdout" grep -q '^warning: disk.bw_mbps 80 merges results that differ in params.bdi_strict_limit: 1 vs 0$' "$T/o"
+check_cmd "env diff as tsv rows" bash -c "'$WBLAB' compare -c disk.bw_mbps --format tsv '$EV' 2>/dev/null | grep -q \"^ENV	differs	env.vm.dirty_ratio	50	(absent)	80	20\$\""
+if command -v python3 >/dev/null; then
+	check_cmd "env diff as json fields" bash -c "'$WBLAB' compare -c disk.bw_mbps --format json '$EV' 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin)[\"env_diff\"]; assert {\"kind\":\"merges\",\"key\":\"params.bdi_strict_limit\",\"column_a\":\"80\",\"a\":\"1\",\"column_b\":\"80\",\"b\":\"0\"} in d, d'"
+fi
+check_cmd "no env difference: nothing under the table" bash -c "'$WBLAB' compare '$T/seed/vanilla' '$T/seed/wq4' | tail -1 | grep -q '^ .* TOTAL write_bw\$'"
+
+# --- report and compare give a result the same row key (result_row_key):
+# under -c fs the fs value 'nfs' is also a token of the kernel 3.1-nfs-wq4,
+# which report's old text masking turned into 3.1-X-wq4 for one column only
+RK=$T/rowkey
+mkres "$RK" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 3.1-nfs-wq4 1 50
+mkres "$RK" thresh=1G nfs-1dd-4k-8p-4096M-1024M:10 3.1-nfs-wq4 1 60
+printf 'disk.bw_mbps = 50\n' >"$RK/thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-3.1-nfs-wq4/params"
+printf 'disk.bw_mbps = 60\n' >"$RK/thresh=1G/nfs-1dd-4k-8p-4096M-1024M:10-3.1-nfs-wq4/params"
+key=$("$WBLAB" compare -c fs "$RK" 2>/dev/null | sed -n '3s/.*  //p')
+check_cmd "row key: compare masks the fs token only" test "$key" = "thresh=1G/X-1dd-4k-8p-4096M-1024M:10-3.1-nfs-wq4"
+"$WBLAB" report -c fs --no-graphs -o "$T/rk.html" "$RK" >/dev/null 2>&1
+check_cmd "row key: report's environment differences use compare's key" grep -q "<h3>$key</h3>" "$T/rk.html"
 "$WBLAB" compare "$EV" >/dev/null 2>"$T/e"; rc=$?
 check_cmd "nothing to compare under kernel: suggests -c KEY" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'try -c disk.bw_mbps, -c bdi_strict_limit' '$T/e'"

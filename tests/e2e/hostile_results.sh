@@ -61,6 +61,9 @@ expect_error "calibrate: trace -> /dev/zero" "trace: is a symbolic link" "$W" ca
 "$W" sim -t 2 -k 3.2-ioless -o "$T/gdat" "$C" >/dev/null 2>&1
 D=$(ls -d "$T"/gdat/*/*); rm "$D/trace.dat"; ln -s /dev/zero "$D/trace.dat"
 expect_error "plot: trace.dat -> /dev/zero" "trace.dat: is a symbolic link" "$W" plot --no-gnuplot "$D"
+"$W" sim -t 2 -k 3.2-ioless -o "$T/gser" "$C" >/dev/null 2>&1
+D=$(ls -d "$T"/gser/*/*); rm "$D/plot-series"; ln -s /dev/zero "$D/plot-series"
+expect_error "plot: plot-series -> /dev/zero" "plot-series: is a symbolic link" "$W" plot --no-gnuplot "$D"
 
 # NaN and inf, in each file each reader takes numbers or fields from
 D=$(fixture nan-stats); sed -i 's/^write_bw .*/write_bw nan/' "$D/stats"

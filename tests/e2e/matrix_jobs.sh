@@ -62,6 +62,38 @@ check "rerun of a simulated result: identical" '[ $rc = 0 ] && grep -q "identica
 sed -i 's/^write_bw .*/write_bw 1.0000/' "$R/stats"
 wblab rerun "$R" >o 2>&1; rc=$?
 check "rerun catches a changed stats file" '[ $rc = 1 ] && grep -q "stats differs" o'
+R2=local/results/thresh=10M/xfs-2dd-4k-8p-4096M-10M:10-current
+check "a traced result has its saved graph series" '[ -s "$R2/plot-series" ]'
+printf '# damaged\n' >>"$R2/plot-series"
+wblab rerun "$R2" >o 2>&1; rc=$?
+check "rerun catches a changed plot-series file" '[ $rc = 1 ] && grep -q "plot-series differs" o'
 echo 'wblab sim $(reboot)' >"$R/cmdline"
 wblab rerun "$R" >o 2>&1; rc=$?
 check "rerun refuses a cmdline with shell constructs" '[ $rc = 1 ] && grep -q "shell construct" o'
+
+# --set KEY=V1,V2: a sweep, one GROUP/KEY=V part per swept key
+wblab jobs -t 5 -k 3.2-ioless --set disk.bw_mbps=40,80 --set hz=250 --set dev.model=fifo,ssd -o S 'ext4-1dd-4k-8p-4096M-1M:10' >sw.txt
+cat >golden <<'G'
+wblab sim -k 3.2-ioless -t 5 --seed 1 --set disk.bw_mbps=40 --set hz=250 --set dev.model=fifo -o S thresh=1M/disk.bw_mbps=40/dev.model=fifo/ext4-1dd-4k-8p-4096M-1M:10
+wblab sim -k 3.2-ioless -t 5 --seed 1 --set disk.bw_mbps=40 --set hz=250 --set dev.model=ssd -o S thresh=1M/disk.bw_mbps=40/dev.model=ssd/ext4-1dd-4k-8p-4096M-1M:10
+wblab sim -k 3.2-ioless -t 5 --seed 1 --set disk.bw_mbps=80 --set hz=250 --set dev.model=fifo -o S thresh=1M/disk.bw_mbps=80/dev.model=fifo/ext4-1dd-4k-8p-4096M-1M:10
+wblab sim -k 3.2-ioless -t 5 --seed 1 --set disk.bw_mbps=80 --set hz=250 --set dev.model=ssd -o S thresh=1M/disk.bw_mbps=80/dev.model=ssd/ext4-1dd-4k-8p-4096M-1M:10
+G
+check "two sweeps of two values give four jobs, the first sweep slowest (golden)" 'cmp -s sw.txt golden'
+for bad in 'disk.bw_mbps=40,,80:empty value' 'disk.bw_mbps=40,40:listed twice' 'disk.bw_mbps=40,-1:out of range' 'nosuch.key=1,2:unknown parameter'; do
+	wblab sim -t 5 --set "${bad%%:*}" 'ext4-1dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
+	check "a sweep --set ${bad%%:*} is refused ($(echo "${bad#*:}"))" '[ $rc = 2 ] && grep -q "${bad#*:}" o && [ "$(wc -l <o)" = 1 ]'
+done
+wblab sim -t 5 --set disk.bw_mbps=1,2 --set disk.bw_mbps=3,4 'ext4-1dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
+check "a key swept twice is refused" '[ $rc = 2 ] && grep -q "swept twice" o'
+wblab sim -q -t 10 --no-trace -k 3.2-ioless --set disk.bw_mbps=40,80 -o sweep 'ext4-{1,2}dd-4k-8p-4096M-10M:10' >o 2>&1; rc=$?
+check "a sweep run writes GROUP/KEY=V/CASE-KERNEL results" '[ $rc = 0 ] && [ "$(ls -d sweep/thresh=10M/disk.bw_mbps=*/*-3.2-ioless | wc -l)" = 4 ]'
+wblab compare -c disk.bw_mbps sweep >c 2>&1; rc=$?
+check "compare -c KEY puts the swept values side by side, one row per case" \
+	'[ $rc = 0 ] && grep -q "disk.bw_mbps=X/ext4-1dd" c && grep -q "disk.bw_mbps=X/ext4-2dd" c && [ "$(grep -c "disk.bw_mbps=X" c)" = 2 ]'
+check "... and the 80 MB/s column writes about twice the 40 MB/s one" \
+	'awk "/TOTAL write_bw/ { r = \$3 / \$1; exit !(r > 1.8 && r < 2.2) }" c'
+wblab compare sweep >o 2>&1; rc=$?
+check "the default -c kernel on a one-kernel sweep suggests -c KEY" '[ $rc = 1 ] && grep -q "try -c disk.bw_mbps" o'
+wblab rerun "sweep/thresh=10M/disk.bw_mbps=80/ext4-2dd-4k-8p-4096M-10M:10-3.2-ioless" >o 2>&1; rc=$?
+check "rerun of a swept result finds its GROUP/KEY=V dir: identical" '[ $rc = 0 ] && grep -q "identical to its rerun" o'

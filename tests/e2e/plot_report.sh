@@ -16,7 +16,7 @@ png_ok() {
   local w h
   w=$(dd if="$1" bs=1 skip=16 count=4 2>/dev/null | od -An -tu1 | awk '{print $1*16777216+$2*65536+$3*256+$4}')
   h=$(dd if="$1" bs=1 skip=20 count=4 2>/dev/null | od -An -tu1 | awk '{print $1*16777216+$2*65536+$3*256+$4}')
-  [ "$w" = 1280 ] && [ "$h" = 800 ]
+  [ "$w" = 1024 ] && [ "$h" = 640 ]
 }
 # SVG: well-formed XML whose root element is <svg>.
 svg_ok() {
@@ -34,16 +34,16 @@ C=ext4-10dd-4k-8p-4096M-100M:10
 D31="$T/a/thresh=100M/$C-3.1-vanilla"; D32="$T/a/thresh=100M/$C-3.2-ioless"
 check "sim results to plot" '[ -s "$D31/trace.dat" ] && [ -s "$D32/trace.dat" ]'
 
-ALL="global_dirty_state global_dirtied_written balance_dirty_pages-pages balance_dirty_pages-bandwidth balance_dirty_pages-pause balance_dirty_pages-task-bw"
+ALL="global_dirty_state global_dirtied_written balance_dirty_pages-pages balance_dirty_pages-bandwidth balance_dirty_pages-pause balance_dirty_pages-task-bw writeback-file-progress"
 "$W" plot "$D32" >"$T/out32" 2>"$T/err32"; rc=$?
 check "plot 3.2 exits 0, quiet on stderr" '[ $rc -eq 0 ] && [ ! -s "$T/err32" ]'
-check "plot 3.2 reports 6 graphs in DIR/plots" 'grep -q "6 graphs in $D32/plots" "$T/out32"'
+check "plot 3.2 reports 7 graphs in DIR/plots" 'grep -q "7 graphs in $D32/plots" "$T/out32"'
 for g in $ALL; do
-  check "3.2 $g.png is a 1280x800 PNG" 'png_ok "$D32/plots/$g.png"'
+  check "3.2 $g.png is a 1024x640 PNG" 'png_ok "$D32/plots/$g.png"'
   check "3.2 $g.svg is XML with an <svg> root" 'svg_ok "$D32/plots/$g.svg"'
   check "3.2 $g.dat and $g.gp kept beside the images" '[ -s "$D32/plots/$g.dat" ] && grep -q "^plot" "$D32/plots/$g.gp"'
 done
-command -v file >/dev/null && check "file(1) agrees on PNG and SVG" 'file "$D32/plots/global_dirty_state.png" | grep -q "PNG image data, 1280 x 800" && file "$D32/plots/global_dirty_state.svg" | grep -qi "SVG"'
+command -v file >/dev/null && check "file(1) agrees on PNG and SVG" 'file "$D32/plots/global_dirty_state.png" | grep -q "PNG image data, 1024 x 640" && file "$D32/plots/global_dirty_state.svg" | grep -qi "SVG"'
 check "nfs-commit skipped with a note on 3.2" 'grep -qx "  skipped nfs-commit: no nfs_commit_unstable_pages/nfs_commit_release events" "$T/out32" && [ ! -e "$D32/plots/nfs-commit.png" ]'
 check "pages graph names the task followed" 'grep -q "pid 30" "$D32/plots/balance_dirty_pages-pages.gp"'
 check "task-bw graph has one line per dd (10)" '[ "$(grep -c "^# index" "$D32/plots/balance_dirty_pages-task-bw.dat")" -eq 10 ]'
@@ -52,7 +52,7 @@ check "a kept .gp redraws its graph when run by hand" 'png_ok "$D32/plots/global
 
 "$W" plot "$D31" >"$T/out31" 2>&1; rc=$?
 check "plot 3.1 exits 0" '[ $rc -eq 0 ]'
-check "3.1: 2 graphs, 5 skipped, each on one line" 'grep -q ": 2 graphs in" "$T/out31" && [ "$(grep -c "^  skipped " "$T/out31")" -eq 5 ]'
+check "3.1: 3 graphs (file progress included), 5 skipped, each on one line" 'grep -q ": 3 graphs in" "$T/out31" && [ "$(grep -c "^  skipped " "$T/out31")" -eq 5 ]'
 check "3.1: balance_dirty_pages graphs skipped for lack of events" 'grep -qx "  skipped balance_dirty_pages-pages: no balance_dirty_pages events" "$T/out31" && [ ! -e "$D31/plots/balance_dirty_pages-pages.png" ]'
 check "3.1: index lists made and skipped graphs" 'grep -qx "made global_dirty_state" "$D31/plots/index" && grep -q "^skipped balance_dirty_pages-pause: " "$D31/plots/index"'
 check "3.1 global_dirty_state PNG and SVG valid" 'png_ok "$D31/plots/global_dirty_state.png" && svg_ok "$D31/plots/global_dirty_state.svg"'
@@ -90,11 +90,19 @@ check "stats untouched by plotting" 'cmp -s "$D31/stats" <(cd "$T" && cat "$D31/
 "$W" sim -t 240 -k 3.1-vanilla --trace-format text -o "$T/big" "$C" >/dev/null 2>&1
 DB="$T/big/thresh=100M/$C-3.1-vanilla"
 mb=$(( $(stat -c %s "$DB/trace" 2>/dev/null || echo 0) / 1048576 ))
-s0=$(date +%s.%N); "$W" plot "$DB" >"$T/outb" 2>&1; rc=$?; s1=$(date +%s.%N)
+s0=$(date +%s.%N); "$W" plot --from-trace "$DB" >"$T/outb" 2>&1; rc=$?; s1=$(date +%s.%N)
 secs=$(awk -v a="$s0" -v b="$s1" 'BEGIN {printf "%.2f", b - a}')
 echo "# plotting a $mb MB trace took $secs s"
 check "a $mb MB trace plots in under 15 s ($secs s)" '[ $rc -eq 0 ] && awk -v s="$secs" "BEGIN {exit !(s < 15)}"'
-check "long trace: series capped at 20000 points" '[ "$(max_block "$DB/plots/global_dirty_state.dat")" -le 20000 ]'
+check "long trace: no series has more than 2 points per pixel column (992)" '[ "$(max_block "$DB/plots/global_dirty_state.dat")" -le 992 ]'
+check "--from-trace reads the trace" '[ $rc -eq 0 ] && ! grep -q "from the saved plot-series" "$T/outb"'
+cp "$DB/plots/global_dirty_state.dat" "$T/gds-trace.dat"
+"$W" plot "$DB" >"$T/outs" 2>&1; rc=$?
+check "a simulated result plots from its saved plot-series" '[ $rc -eq 0 ] && [ -s "$DB/plot-series" ] && grep -q "from the saved plot-series" "$T/outs"'
+blockmax() { awk -v want="$2" '/^# index/ {on = index($0, want)} on && !/^#/ && NF {if ($2 > m) m = $2} END {print m + 0}' "$1"; }
+check "saved series and trace give the same peak dirty+writeback" '[ "$(blockmax "$T/gds-trace.dat" "dirty+writeback")" = "$(blockmax "$DB/plots/global_dirty_state.dat" "dirty+writeback")" ] && [ "$(blockmax "$T/gds-trace.dat" "dirty+writeback")" != 0 ]'
+"$W" plot --max-points 4000 "$DB" >"$T/outm" 2>&1
+check "--max-points above what was saved reads the trace" '! grep -q "from the saved plot-series" "$T/outm"'
 rm -rf "$T/big"
 
 # Errors: one line naming the culprit, non-zero exit.
@@ -109,6 +117,15 @@ PATH=/nonexistent "$W" plot --no-gnuplot -o "$T/nogp" "$D32" >/dev/null 2>&1; rc
 check "--no-gnuplot writes data and scripts only" '[ $rc -eq 0 ] && [ -s "$T/nogp/global_dirty_state.gp" ] && [ ! -e "$T/nogp/global_dirty_state.png" ]'
 "$W" plot >/dev/null 2>&1; rc=$?
 check "no DIR: usage error (2)" '[ $rc -eq 2 ]'
+# Progress: a line on a terminal's stderr, nothing with -q or without a terminal.
+if command -v script >/dev/null; then
+  script -qc "'$W' plot -o '$T/prog' '$D32' '$D31' >/dev/null" /dev/null | tr '\r' '\n' >"$T/tty"
+  check "plot shows N/M graphs on a terminal" 'grep -q "^plot: 10/10 graphs, 2/2 results" "$T/tty"'
+  script -qc "'$W' plot -q -o '$T/prog' '$D32' >/dev/null" /dev/null >"$T/ttyq"
+  check "plot -q is silent on a terminal" '[ ! -s "$T/ttyq" ]'
+fi
+"$W" plot -o "$T/prog" "$D32" >/dev/null 2>"$T/notty"
+check "plot is silent on stderr without a terminal" '[ ! -s "$T/notty" ]'
 check "help plot describes every graph" '"$W" help plot | grep -q "balance_dirty_pages-task-bw" && "$W" help plot | grep -q -- "--overlay DIR2"'
 
 # Report.  Fake an `env` (as real runs write) to see the sysctl diff.
@@ -122,6 +139,17 @@ check "report exits 0, quiet on stderr" '[ $rc -eq 0 ] && [ ! -s "$T/errr" ]'
 check "report plotted the results whose plots were missing or incomplete" 'grep -q "(2 results plotted now)" "$T/outr" && [ -s "$D31/plots/index" ] && svg_ok "$D32/plots/global_dirty_state.svg"'
 check "report is one file with no external URLs" '[ -s "$H" ] && ! grep -qiE "(src|href)=.https?:|url\(.?https?:|@import" "$H" && ! grep -q "http://\|https://" "$H"'
 check "report has no <img>, <script> or <link>" '! grep -qiE "<(img|script|link)[ >]" "$H"'
+links_ok() {
+  local n=0 l
+  for l in $(grep -o 'class="png" href="[^"]*"' "$1" | sed 's/.*href="//; s/"$//'); do
+    [ -s "$(dirname "$1")/$l" ] || return 1
+    n=$((n + 1))
+  done
+  [ "$n" -eq "$(grep -c '<figure class="graph"' "$1")" ]
+}
+check "every report graph links its PNG, relative to the page, and the link resolves" 'links_ok "$H"'
+check "report header: a few DIRs are named as given" 'grep -q "results from <code>$T/a</code>" "$H"'
+
 check "report starts as HTML5 and ends closed" 'head -1 "$H" | grep -qx "<!DOCTYPE html>" && tail -1 "$H" | grep -qx "</body></html>"'
 
 CHR=$(command -v chromium || command -v chromium-browser || true)
@@ -144,7 +172,7 @@ else
   check "DOM: mailing-list text table" 'grep -q "TOTAL write_bw" "$T/dom.html" && grep -q "^------------------------  ------------------------" "$T/dom.html"'
   check "DOM: both case names as headings" 'grep -q "<h2>thresh=100M/$C-3.1-vanilla</h2>" "$T/dom.html" && grep -q "<h2>thresh=100M/$C-3.2-ioless</h2>" "$T/dom.html"'
   nov=$(find "$D31/plots" "$D32/plots" -path "*overlay-*" -name "*.svg" 2>/dev/null | wc -l)
-  check "DOM: 8 inline graph SVGs (6 + 2) plus $nov overlay SVGs" '[ "$(grep -o "<svg" "$T/dom.html" | wc -l)" -eq $((8 + nov)) ]'
+  check "DOM: 10 inline graph SVGs (7 + 3) plus $nov overlay SVGs" '[ "$(grep -o "<svg" "$T/dom.html" | wc -l)" -eq $((10 + nov)) ]'
   check "DOM: overlays under their own heading" '[ "$nov" -eq 0 ] || grep -q "Overlay: " "$T/dom.html"'
   for g in global_dirty_state balance_dirty_pages-pause balance_dirty_pages-task-bw; do
     check "DOM: figure $g with its SVG" 'grep -A2 "data-graph=\"$g\"" "$T/dom.html" | grep -q "<svg"'

@@ -36,7 +36,10 @@ check "cmdline names the plug-in by absolute path, no -k" \
 	'[ "$(cat "$E-policy-empty/cmdline")" = "wblab sim --policy $T/empty.so -t 30 --seed 1 -o $T/e thresh=1M/$CASE" ]'
 check "the built-in result's cmdline is unchanged" \
 	'[ "$(cat "$E-3.2-ioless/cmdline")" = "wblab sim -k 3.2-ioless -t 30 --seed 1 -o $T/e thresh=1M/$CASE" ]'
-check_cmd "wblab rerun of a policy result" "$WBLAB" rerun "$E-policy-empty"
+"$WBLAB" rerun "$E-policy-empty" >"$T/o" 2>&1; rc=$?
+check "rerun refuses to load a result's plug-in without --allow-policy" \
+	'[ $rc = 1 ] && grep -q "allow-policy" "$T/o" && grep -q "empty.so" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ]'
+check_cmd "wblab rerun --allow-policy of a policy result" "$WBLAB" rerun --allow-policy "$E-policy-empty"
 J=$("$WBLAB" jobs --policy "$T/empty.so" -k current -t 30 -o R "$CASE")
 check "wblab jobs --policy" '[ "$J" = "wblab sim -k current -t 30 --seed 1 -o R thresh=1M/$CASE
 wblab sim --policy $T/empty.so -t 30 --seed 1 -o R thresh=1M/$CASE" ]'
@@ -112,6 +115,9 @@ check "bg_setpoint: fewer dirty pages than 3.2 at 1G" \
 check "bg_setpoint: write_bw within 1% of 3.2 at 1G" \
 	'awk "BEGIN { r = $(pm "$B-policy-bg_setpoint" write_bw) / $(pm "$B-3.2-ioless" write_bw); exit !(r > 0.99 && r < 1.01) }"'
 OUT=$(WBLAB_POLICY_CACHE=$T/cache scripts/policy-table.sh -t 20 -j2 examples/policies/bg_setpoint.so)
+check "policy-table.sh: under each table, the policy parameters that differ" \
+	'[ "$(grep -c "^differs: params.policy_fnv1a64 = (absent) " <<<"$OUT")" = 2 ]'
+OUT=$(grep -v "^differs: \|^warning: " <<<"$OUT")   # the tables themselves
 check "policy-table.sh prints both tables" \
 	'[ "$(grep -c "TOTAL write_bw" <<<"$OUT")" = 2 ] && grep -q "against current" <<<"$OUT" &&
 	 [ "$(grep -c "policy-bg_setpoint" <<<"$OUT")" = 2 ] && [ "$(grep -c "thresh=" <<<"$OUT")" = 48 ]'

@@ -101,6 +101,57 @@ static void dispatch_order(const char *elv, uint64_t want[3])
 	free(s.heap);
 }
 
+/* A queue with its own end_io (the NFS server's disk) gets each completed
+ * request, merged segments and all, and no page writeback ends: A goes to
+ * the device at once, C back-merges into B (two inodes in one request). */
+static int hook_calls, end_io_calls;
+static uint64_t end_io_pages, end_io_last_sector, end_io_last_len;
+static int end_io_last_nseg;
+static void counting_hook(struct sim *s, struct blk_rq *rq) { (void)s, (void)rq; hook_calls++; }
+static void queue_end_io(struct sim *s, struct blk_queue *q, struct blk_rq *rq)
+{
+	(void)s;
+	assert_ptr_equal(q->end_io_ctx, &end_io_calls);
+	end_io_calls++;
+	for (int i = 0; i < rq->nseg; i++)
+		end_io_pages += rq->seg[i].pages;
+	end_io_last_sector = rq->sector;
+	end_io_last_len = rq->nr_sectors;
+	end_io_last_nseg = rq->nseg;
+}
+
+static void a_queue_end_io_replaces_page_writeback_completion(void **state)
+{
+	(void)state;
+	struct sim s;
+	bare_sim(&s);
+	struct dev_params dp = hdd_params(0);
+	hook_calls = end_io_calls = 0;
+	end_io_pages = 0;
+	blk_end_io_hook = counting_hook;
+	struct blk_queue *q = blk_queue_create(&s, &dp, 128, "noop", &dev_hold, NULL);
+	assert_non_null(q);
+	q->end_io = queue_end_io;
+	q->end_io_ctx = &end_io_calls;
+	blk_submit_bio(&s, q, NULL, &ino_a, 2000, 1, 0);
+	blk_submit_bio(&s, q, NULL, &ino_a, 3000, 2, 0);
+	blk_submit_bio(&s, q, NULL, &ino_b, 3016, 3, 0);
+	complete_current(&s, q);
+	assert_int_equal(end_io_calls, 1);
+	assert_int_equal(end_io_pages, 1);
+	complete_current(&s, q);
+	assert_int_equal(end_io_calls, 2);
+	assert_int_equal(end_io_pages, 6);
+	assert_int_equal(end_io_last_sector, 3000);
+	assert_int_equal(end_io_last_len, 40);
+	assert_int_equal(end_io_last_nseg, 2);
+	assert_int_equal(hook_calls, 0);
+	assert_int_equal(q->count, 0);
+	blk_queue_destroy(q);
+	blk_end_io_hook = NULL;
+	free(s.heap);
+}
+
 static void noop_dispatches_in_arrival_order(void **state)
 {
 	(void)state;
@@ -534,6 +585,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(noop_dispatches_in_arrival_order),
+		cmocka_unit_test(a_queue_end_io_replaces_page_writeback_completion),
 		cmocka_unit_test(deadline_sweeps_one_way_then_restarts_at_the_oldest),
 		cmocka_unit_test(cfq_takes_a_short_backward_seek_at_twice_its_cost),
 		cmocka_unit_test(cfq_prefers_forward_when_the_back_seek_costs_more),

@@ -32,6 +32,52 @@ static void gds(struct stats_acc *s, const char *comm, double t, long written)
 	feed(s, line);
 }
 
+/* global_dirty_state with thresholds thresh=1000 bg_thresh=600 (setpoint 900) */
+static void gds_sp(struct stats_acc *s, double t, int nr, long n)
+{
+	char line[512];
+	snprintf(line, sizeof(line), "            dd-42    [000] %12.6f: global_dirty_state: dirty=%d "
+		 "writeback=0 bg_thresh=600 thresh=1000 limit=1000 dirtied=%ld written=%ld",
+		 t, nr, 4000 + 100 * n, 3000 + 100 * n);
+	feed(s, line);
+}
+
+static void bdp_at(struct stats_acc *s, double t, int pid)
+{
+	char line[512];
+	snprintf(line, sizeof(line), "              dd-%d   [001] %12.6f: balance_dirty_pages: bdi 8:0: "
+		 "limit=1000 setpoint=900 dirty=900 wb_setpoint=900 wb_dirty=900 dirty_ratelimit=1000 "
+		 "task_ratelimit=900 dirtied=32 dirtied_pause=32 paused=0 pause=10 period=10 think=0 "
+		 "cgroup_ino=1", pid, t);
+	feed(s, line);
+}
+
+static void bdr_at(struct stats_acc *s, double t, int rl)
+{
+	char line[512];
+	snprintf(line, sizeof(line), "              dd-100   [001] %12.6f: bdi_dirty_ratelimit: bdi 8:0: "
+		 "write_bw=1800 awrite_bw=1800 dirty_rate=1800 dirty_ratelimit=%d task_ratelimit=900 "
+		 "balanced_dirty_ratelimit=900 cgroup_ino=1", t, rl);
+	feed(s, line);
+}
+
+/* The control loop settles at t=7, a second writer at 7.6 disturbs it, it
+ * settles again; nr_dirty and dirty_ratelimit swing (every control row). */
+static void control_loop(struct stats_acc *s)
+{
+	static const int nr[] = { 900, 900, 1000, 900, 900, 1000, 900 };
+	gds_sp(s, 6, nr[0], 0);
+	gds_sp(s, 7, nr[1], 1);
+	bdp_at(s, 7.5, 100);
+	bdp_at(s, 7.6, 101);
+	for (int i = 2; i < 7; i++) {
+		bdr_at(s, 5.7 + i, i % 2 ? 1100 : 1000);
+		bdp_at(s, 5.8 + i, 100);
+		bdp_at(s, 5.9 + i, 101);
+		gds_sp(s, 6 + i, nr[i], i);
+	}
+}
+
 /* A trace with every kind of event stats.c reads (3.2+ and 3.1 and NFS at
  * once: not a real kernel, but every branch of stats_write prints). */
 static char *all_branches(int producer_keys)
@@ -51,6 +97,7 @@ static char *all_branches(int producer_keys)
 	feed(s, "  dd-100  [000]  3.100000: balance_dirty_wait: bdi 8:0");
 	feed(s, "      flush-0:21-1500  [002]    4.000000: nfs_commit_unstable_pages: bdi 0:21: "
 		"ino=13 npages=2048 tocommit=2048 write_chunk=1024 sync=0 ret=512");
+	control_loop(s);
 	stats_task(s, 100, 256, 1);
 	stats_task(s, 101, 512, 1);
 	if (producer_keys)
@@ -130,6 +177,10 @@ static void test_eras_follow_the_trace_formats(void **state)
 		{ "balanced_ratelimit_", EV_BDI_DIRTY_RATELIMIT },
 		{ "avg_write_bw_", EV_BDI_DIRTY_RATELIMIT },
 		{ "bdw_", EV_BALANCE_DIRTY_START }, { "commit_", EV_NFS_COMMIT_UNSTABLE_PAGES },
+		/* the setpoint is balance_dirty_pages', the fair share needs both */
+		{ "setpoint_", EV_BALANCE_DIRTY_PAGES }, { "settle_", EV_BALANCE_DIRTY_PAGES },
+		{ "disturbances", EV_BALANCE_DIRTY_PAGES },
+		{ "ratelimit_osc_", EV_BDI_DIRTY_RATELIMIT },
 	};
 	int checked = 0;
 	for (int i = 0; i < M__COUNT; i++) {

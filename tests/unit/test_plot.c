@@ -232,11 +232,104 @@ static void write_graph_files(void **state)
 	gp = slurp(p);
 	assert_non_null(strstr(gp, "dt 2"));
 	assert_non_null(strstr(gp, "'unstable (test)'"));
+	/* a legend line per run, and the second run in its own colours */
+	assert_non_null(strstr(gp, "dt 1 lw 2 title 'solid: test'"));
+	assert_non_null(strstr(gp, "dt 2 lw 2 title 'dashed: test'"));
+	const char *d2 = strstr(gp, "index 3 using");    /* run 1's dirty; run 2's come later */
+	assert_non_null(d2);
+	assert_non_null(strstr(gp, "lc rgb '#1f77b4' dt 1 title 'dirty (test)'"));
+	assert_null(strstr(d2, "lc rgb '#1f77b4' dt 2 title 'dirty (test)'"));
 	/* A graph neither run can draw is refused. */
 	assert_int_equal(plot_write_graph(runs + 1, 1, PG_BDP_PAUSE, "t", dir, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no balance_dirty_pages events"));
 	plot_run_free(runs[0]);
 	plot_run_free(runs[1]);
+	remove_tree(dir);
+}
+
+
+/* A saved plot-series reads back as the same series, counts and pid. */
+static void saved_series_roundtrip(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_plot.XXXXXX", err[512], p[256];
+	assert_non_null(mkdtemp(dir));
+	struct plot_run *a = load(DATA "small-6x.trace");
+	snprintf(p, sizeof(p), "%s/plot-series", dir);
+	assert_int_equal(plot_run_save(a, p), 0);
+	struct plot_run *b = plot_run_new("test", 0);
+	if (plot_run_load_series(b, p, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(plot_run_t0(b), plot_run_t0(a));
+	assert_int_equal(plot_run_bdp_pid(b), 501);
+	for (int g = 0; g < PG_COUNT; g++)
+		assert_int_equal(plot_run_has(b, (enum plot_graph)g), plot_run_has(a, (enum plot_graph)g));
+	assert_series(b, PG_GLOBAL_DIRTY_STATE, "dirty", 3, (double[]){ 1, 2, 4 });
+	assert_series(b, PG_BDP_TASK_BW, "dd-501", 4,
+		      (double[]){ 32 / 256.0, 64 / 256.0, 128 / 256.0, 160 / 256.0 });
+	assert_series(b, PG_BDP_PAUSE, "pause", 4, (double[]){ 0, 0, 4, 8 });
+	assert_int_equal(plot_run_series(b, PG_BDP_PAUSE, "pause")->fed,
+			 plot_run_series(a, PG_BDP_PAUSE, "pause")->fed);
+	/* a damaged file is an error naming file and line */
+	FILE *f = fopen(p, "a");
+	fputs("garbage here\n", f);
+	fclose(f);
+	struct plot_run *c = plot_run_new("test", 0);
+	assert_int_equal(plot_run_load_series(c, p, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "plot-series:"));
+	assert_non_null(strstr(err, "not a plot-series line"));
+	plot_run_free(a);
+	plot_run_free(b);
+	plot_run_free(c);
+	remove_tree(dir);
+}
+
+static void feed_bdp_event(struct plot_run *r, int64_t us, int64_t pause, int64_t task_kbps)
+{
+	struct wb_event e;
+	memset(&e, 0, sizeof(e));
+	e.type = EV_BALANCE_DIRTY_PAGES;
+	e.ts_us = us;
+	e.pid = 100;
+	strcpy(e.comm, "dd");
+	wb_event_set(&e, F_PAUSE, pause);
+	wb_event_set(&e, F_PAUSED, 0);
+	wb_event_set(&e, F_DIRTIED, 32);
+	wb_event_set(&e, F_LIMIT, 2560);
+	wb_event_set(&e, F_DIRTY, 1000);
+	wb_event_set(&e, F_TASK_RATELIMIT, task_kbps);
+	wb_event_set(&e, F_DIRTY_RATELIMIT, task_kbps);
+	assert_int_equal(plot_run_feed(r, &e), 0);
+}
+
+/* A 1200 ms first pause does not set the axis of 10 ms steady pauses: the
+ * y range follows the steady part and the outlier is marked on the top edge;
+ * the log2 ratelimit axis is labelled 0.01, 0.1, ..., never 0.00390625. */
+static void robust_axes_and_plain_tics(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_plot.XXXXXX", err[512], p[256];
+	assert_non_null(mkdtemp(dir));
+	struct plot_run *r = plot_run_new("test", 0);
+	feed_bdp_event(r, 100000, 1200, 4);      /* 4 KB/s = 0.00390625 MB/s */
+	for (int i = 2; i <= 1000; i++)
+		feed_bdp_event(r, i * 100000LL, 10, 102400);
+	assert_int_equal(plot_write_graph(&r, 1, PG_BDP_PAUSE, "t", dir, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/balance_dirty_pages-pause.gp", dir);
+	const char *gp = slurp(p);
+	assert_non_null(strstr(gp, "set yrange [0:10.5]\n"));
+	assert_non_null(strstr(gp, "above the y range (max 1200)"));
+	snprintf(p, sizeof(p), "%s/balance_dirty_pages-pause.dat", dir);
+	const char *dat = slurp(p);
+	assert_non_null(strstr(dat, "marks on the top edge"));
+	assert_non_null(strstr(dat, "\n0.000000 10.5\n"));   /* the outlier at t = 0, on the edge */
+	assert_int_equal(plot_write_graph(&r, 1, PG_BDP_PAGES, "t", dir, err, sizeof(err)), 0);
+	snprintf(p, sizeof(p), "%s/balance_dirty_pages-pages.gp", dir);
+	gp = slurp(p);
+	assert_non_null(strstr(gp, "set logscale y2 2"));
+	assert_non_null(strstr(gp, "set y2tics ('0.01' 0.01, '0.1' 0.1, '1' 1, '10' 10, '100' 100)"));
+	assert_null(strstr(gp, "0.0039"));
+	plot_run_free(r);
 	remove_tree(dir);
 }
 
@@ -258,6 +351,8 @@ int main(void)
 		cmocka_unit_test(extract_nfs_no_bdp),
 		cmocka_unit_test(write_graph_files),
 		cmocka_unit_test(graph_names),
+		cmocka_unit_test(saved_series_roundtrip),
+		cmocka_unit_test(robust_axes_and_plain_tics),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -310,6 +310,34 @@ static void test_stalls_from_global_dirty_state(void **state)
 	free(buf);
 }
 
+/* 3.1 has no setpoint: the control block gives the swing of nr_dirty about
+ * the freerun ceiling (thresh 1000, bg 500: 750; ramp-up at t=1), not the
+ * setpoint rows.  Peak 900@2, trough 800@3: amplitude 50 pages. */
+static void test_control_rows_of_an_ioful_trace(void **state)
+{
+	(void)state;
+	struct stats_acc *s = stats_new();
+	static const int nr[] = { 0, 800, 900, 800, 900 };
+	for (int i = 0; i < 5; i++) {
+		gds(s, "flush-8:0", 9, i, nr[i], 0, 1000, 1000, 100L * i, 100L * i);
+		char line[128];
+		snprintf(line, sizeof(line), "              dd-100   [000] %12.6f: balance_dirty_start: "
+			 "bdi 8:0", i + 0.5);
+		feed_line(s, line);
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(stats_write(s, f), 0);
+	fclose(f);
+	stats_free(s);
+	EXPECT(buf, "dirty_osc_amp_pages", "50");
+	EXPECT(buf, "setpoint_err_mean_pages", "(missing)");
+	EXPECT(buf, "settle_start_s", "(missing)");
+	EXPECT(buf, "task_ratelimit_fair_ratio", "(missing)");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_memory_does_not_grow_with_trace_length),
 		cmocka_unit_test(test_fairness_is_derived_from_balance_dirty_pages),
 		cmocka_unit_test(test_fairness_uses_task_progress_when_given),
+		cmocka_unit_test(test_control_rows_of_an_ioful_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
