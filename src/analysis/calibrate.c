@@ -52,6 +52,8 @@ struct trace_facts {
 	double pause_s;            /* writers' sleeps */
 	double awrite_median;      /* KB/s, second half */
 	int64_t first_gds_thresh;  /* -1: none */
+	/* the first bdi_dirty_ratelimit event: the bdi's state at the start, KB/s (0: none) */
+	int64_t init_awrite_bw, init_dirty_ratelimit;
 	/* global_dirty_state: the written counter's span and the stalls */
 	uint64_t ngds;
 	int64_t gds_first_us, gds_last_us, written_first, written_last;
@@ -81,6 +83,11 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 		if (*first < 0)
 			*first = e.ts_us;
 		*last = e.ts_us;
+		if (e.type == EV_BDI_DIRTY_RATELIMIT && !tf->init_dirty_ratelimit &&
+		    wb_event_has(&e, F_AWRITE_BW) && e.v[F_DIRTY_RATELIMIT] > 0) {
+			tf->init_awrite_bw = e.v[F_AWRITE_BW];
+			tf->init_dirty_ratelimit = e.v[F_DIRTY_RATELIMIT];
+		}
 		if (e.type == EV_GLOBAL_DIRTY_STATE) {
 			if (tf->first_gds_thresh < 0)
 				tf->first_gds_thresh = e.v[F_THRESH];
@@ -186,6 +193,29 @@ static double writer_page_ns(const struct calibration *cal, double pages)
 	return pages > 0 && busy > 0 ? busy / pages * 1e9 : 0;
 }
 
+/* The share of a CPU the writers got while they wanted one.  On a machine
+ * shared with other work (here: load average 6.5 on 2 CPUs while the matrix
+ * ran) a writer runnable for the whole runtime got 6-9 s of CPU in 15 s; the
+ * simulator has no other tenants, so a simulated writer charged only its own
+ * CPU time per page runs 1.5-2x faster than the real one.  The writers could
+ * have run for their wall time outside pauses, at most on every CPU but for
+ * what the flusher spends; what they got over that is the share, and the
+ * simulated writer's per-page and per-call costs are its CPU costs over the
+ * share (a CPU of 1/share the speed).  Only when the device was idle part
+ * of the run (its capacity from the busy time): a writer held back by the
+ * device also waits inside write() (journal, page and writeback waits under a
+ * --device-bw cap), which is no CPU contention.  Without the CPU time
+ * (older results) the share is 1: the wall-time rule already holds every wait. */
+static double writer_cpu_share(const struct calibration *cal)
+{
+	double flusher_s = cal->dev_write_bw * 256.0 * cal->runtime_s * DEFAULT_WRITEBACK_PAGE_NS * 1e-9;
+	double could = fmin(cal->c.ndd * cal->runtime_s - cal->pause_s,
+			    cal->c.cpus * cal->runtime_s - flusher_s);
+	if (!cal->busy_capacity || cal->writers_cpu_s <= 0 || could <= 0)
+		return 1;
+	return fmin(fmax(cal->writers_cpu_s / could, 0.05), 1);
+}
+
 #define LOOP_TAGS 128            /* blk-mq loop: hw queue depth */
 #define MAX_LATENCY_US 100000.0  /* dev.latency_us's range */
 
@@ -221,13 +251,46 @@ static void derive_device(struct calibration *cal, const struct trace_facts *tf)
 		cal->wait_ms = cal->wb_mean_pages / cal->xput_pages_s * 1e3;
 		double transfer_ms = cal->wb_mean_pages / (cal->bw_mbps * 256.0) * 1e3;
 		cal->latency_us = fmin(fmax((cal->wait_ms - transfer_ms) * 1e3, 0), MAX_LATENCY_US);
+		/* a capacity from the busy time already holds each request's time
+		 * in flight, and the rest of W is the pages' wait in the flusher's
+		 * bios and plug, which the simulated block layer has itself */
+		if (cal->busy_capacity)
+			cal->latency_us = 0;
 		cal->queue_depth = fmin(fmax(round(cal->wb_mean_pages / req_pages), 1), LOOP_TAGS);
 	}
-	/* under a cap the pages in flight wait in blk-throttle's queue, which
-	 * releases them one after another at the cap: a single server, not 128
-	 * requests sharing it (which would complete together, in bursts) */
-	if (cal->device_cap_mbps > 0)
+	/* Under a cap the pages in flight wait in blk-throttle's queue.  With
+	 * the device's busy time the model has both: the throttle at the cap,
+	 * releasing a slice's budget at each slice boundary, and behind it the
+	 * loop device at its own rate while busy, all its tags, no extra latency
+	 * (the real completions come 2-8 requests at once, 100-150 ms apart).
+	 * Without it (older results) a single server at the cap stands in. */
+	if (cal->device_cap_mbps > 0) {
 		cal->queue_depth = 1;
+		if (cal->dev_busy_s > 0 && cal->dev_busy_s < cal->runtime_s &&
+		    cal->dev_write_bw * cal->runtime_s / cal->dev_busy_s > cal->device_cap_mbps) {
+			cal->throttle_mbps = cal->device_cap_mbps;
+			cal->bw_mbps = cal->dev_write_bw * cal->runtime_s / cal->dev_busy_s;
+			cal->queue_depth = LOOP_TAGS;
+			cal->latency_us = 0;
+		}
+	}
+}
+
+#define INIT_BW_KBPS 102400.0  /* a new bdi's estimates: 100 MiB/s */
+
+/* The bdi's estimates at the start.  A loop device's bdi is made with the
+ * device and outlives each attachment, so a run starts with the write
+ * bandwidth and dirty_ratelimit the previous run on that device left (at
+ * 1.7 GB/s after a native run, at the cap after a capped one), not at a new
+ * bdi's 100 MiB/s.  The first bdi_dirty_ratelimit event shows them after one
+ * update: the average moves by at most 1/8 of its distance to the new
+ * sample there, and the ratelimit by at most 1/8 of its distance to the
+ * balanced rate, so they are what the bdi started with to within that. */
+static void derive_bdi_start(struct calibration *cal, const struct trace_facts *tf)
+{
+	int seen = tf->init_dirty_ratelimit > 0 && tf->init_awrite_bw > 0;
+	cal->init_write_bw_kbps = seen ? (double)tf->init_awrite_bw : INIT_BW_KBPS;
+	cal->init_dirty_ratelimit_kbps = seen ? (double)tf->init_dirty_ratelimit : INIT_BW_KBPS;
 }
 
 static void derive(struct calibration *cal, const struct trace_facts *tf, double write_bw)
@@ -241,6 +304,17 @@ static void derive(struct calibration *cal, const struct trace_facts *tf, double
 		       ? cal->device_cap_mbps
 		       : fmax(cal->dev_write_bw * cal->runtime_s / (cal->runtime_s - stall_s),
 			      cal->awrite_bw_steady);
+	/* What reached the device is the offered load; it is the device's
+	 * capacity only if the device was busy throughout.  Writers bound by
+	 * their CPU leave a native loop device idle most of the time (a request
+	 * in flight 3-12 s of 15 by io_ticks here), and a model device calibrated
+	 * at the offered load runs at utilisation 1, queueing pages the real one
+	 * never held.  Its rate while busy is the capacity. */
+	if (cal->device_cap_mbps <= 0 && cal->dev_busy_s > 0 && cal->dev_busy_s < cal->runtime_s - stall_s &&
+	    cal->dev_write_bw * cal->runtime_s / cal->dev_busy_s > cal->bw_mbps) {
+		cal->bw_mbps = cal->dev_write_bw * cal->runtime_s / cal->dev_busy_s;
+		cal->busy_capacity = 1;
+	}
 	if (cal->bw_mbps <= 0)
 		cal->bw_mbps = write_bw > 0 ? write_bw : 57;
 	cal->max_request_kb = cal->dev_write_kb_mean > 0 ? 4 * round(cal->dev_write_kb_mean / 4) : 512;
@@ -248,9 +322,13 @@ static void derive(struct calibration *cal, const struct trace_facts *tf, double
 	cal->nr_requests = LOOP_TAGS;    /* blk-mq loop: 128 tags */
 	derive_device(cal, tf);
 	cal->per_page_ns = writer_page_ns(cal, cal->writers_mb * 256.0);
-	cal->cpu_page_ns = cal->per_page_ns > 0 ? cal->per_page_ns - DEFAULT_SYSCALL_NS / bs_pages : 2500;
+	cal->cpu_share = writer_cpu_share(cal);
+	cal->syscall_ns = DEFAULT_SYSCALL_NS / cal->cpu_share;
+	cal->cpu_page_ns = cal->per_page_ns > 0
+			   ? (cal->per_page_ns - DEFAULT_SYSCALL_NS / bs_pages) / cal->cpu_share : 2500;
 	cal->cpu_page_ns = fmax(cal->cpu_page_ns, MIN_CPU_PAGE_NS);
 	cal->dirtyable_pct = derive_dirtyable_pct(cal, tf->first_gds_thresh);
+	derive_bdi_start(cal, tf);
 }
 
 /* The scheduler in brackets of env's io_scheduler ("[none] mq-deadline ..."),
@@ -277,7 +355,7 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 		{ METRIC_KEY(DEV_WRITE_KB_MEAN), "", 0, 0 }, { METRIC_KEY(RUNTIME_S), "", 0, 0 },
 		{ METRIC_KEY(DURATION_S), "", 0, 0 }, { METRIC_KEY(WRITE_BW), "", 0, 0 },
 		{ METRIC_KEY(DIRTIED_MB), "", 0, 0 }, { METRIC_KEY(WRITERS_CPU_S), "", 0, 0 },
-		{ NULL, "", 0, 0 }
+		{ METRIC_KEY(DEV_BUSY_S), "", 0, 0 }, { NULL, "", 0, 0 }
 	};
 	struct kv_want pa[] = { { "runtime_s", "", 0, 0 }, { "runtime", "", 0, 0 },
 				{ "device_bw_mbps", "", 0, 0 }, { NULL, "", 0, 0 } };
@@ -303,6 +381,7 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 		return -1;
 	}
 	cal->dev_write_bw = num(st, METRIC_KEY(DEV_WRITE_BW), 0);
+	cal->dev_busy_s = num(st, METRIC_KEY(DEV_BUSY_S), 0);
 	cal->writers_mb = num(st, METRIC_KEY(WRITERS_MB), num(st, METRIC_KEY(DIRTIED_MB), 0));
 	cal->dev_write_kb_mean = num(st, METRIC_KEY(DEV_WRITE_KB_MEAN), 0);
 	cal->loop_device = env[0].found && strncmp(env[0].val, "/dev/loop", 9) == 0;
@@ -328,14 +407,19 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 				   "loop" };
 	if (c->elevator[0])
 		k[n++] = (struct cal_key){ "dev.elevator", 0, "the run's io_scheduler (env)", c->elevator };
+	if (c->throttle_mbps > 0)
+		k[n++] = (struct cal_key){ "dev.throttle_mbps", c->throttle_mbps,
+					   "the run's --device-bw cap: blk-throttle in front of the device", NULL };
 	k[n++] = (struct cal_key){ "dev.bw_mbps", c->bw_mbps,
-				   c->device_cap_mbps > 0 ? "the run's --device-bw cap"
-				   : "max(device MiB/s while not stalled, median kernel write_bw estimate, 2nd half)",
+				   c->throttle_mbps > 0 ? "the device behind the cap: its rate while busy (io_ticks)"
+				   : c->device_cap_mbps > 0 ? "the run's --device-bw cap"
+				   : "max(device MiB/s while not stalled, while busy (io_ticks), median kernel write_bw estimate, 2nd half)",
 				   NULL };
 	k[n++] = (struct cal_key){ "dev.nr_requests", c->nr_requests, "blk-mq loop: 128 tags", NULL };
 	k[n++] = (struct cal_key){ "dev.max_sectors_kb", c->max_request_kb, "mean device write size", NULL };
 	k[n++] = (struct cal_key){ "dev.queue_depth", c->queue_depth,
-				   c->device_cap_mbps > 0 ? "--device-bw: blk-throttle serves one request at a time"
+				   c->throttle_mbps > 0 ? "blk-mq loop: 128 tags behind the throttle"
+				   : c->device_cap_mbps > 0 ? "--device-bw: blk-throttle serves one request at a time"
 				   : "Little's law: mean writeback pages / request size (1..128)", NULL };
 	k[n++] = (struct cal_key){ "dev.latency_us", c->latency_us,
 				   "Little's law: (writeback pages / written pages per s) - writeback pages / bw",
@@ -345,11 +429,18 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 					   "time not stalled / stalls in the trace", NULL };
 		k[n++] = (struct cal_key){ "dev.stall_ms", c->stall_ms, "mean stall in the trace", NULL };
 	}
+	k[n++] = (struct cal_key){ "syscall_ns", c->syscall_ns, "800 ns of CPU per write() over the writers' CPU share",
+				   NULL };
 	k[n++] = (struct cal_key){ "cpu_page_ns", c->cpu_page_ns,
-				   c->writers_cpu_s > 0 ? "writers' own CPU time per page, minus syscall_ns"
+				   c->writers_cpu_s > 0 ? "writers' own CPU time per page, minus syscall_ns, over their CPU share"
 				   : "writer time per page outside pauses, minus syscall_ns (no CPU time recorded)",
 				   NULL };
 	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio", NULL };
+	k[n++] = (struct cal_key){ "bdi_init_write_bw_kbps", c->init_write_bw_kbps,
+				   "the bdi's avg write_bw at the first bdi_dirty_ratelimit event (the bdi outlives the attachment)",
+				   NULL };
+	k[n++] = (struct cal_key){ "bdi_init_dirty_ratelimit_kbps", c->init_dirty_ratelimit_kbps,
+				   "the bdi's dirty_ratelimit at the first bdi_dirty_ratelimit event", NULL };
 	k[n++] = (struct cal_key){ "bdi_strict_limit", c->bdi_strict_limit, "the device's bdi knob in env", NULL };
 	k[n++] = (struct cal_key){ "bdi_min_ratio", c->bdi_min_ratio, "the device's bdi knob in env", NULL };
 	k[n++] = (struct cal_key){ "bdi_max_ratio", c->bdi_max_ratio, "the device's bdi knob in env", NULL };
@@ -375,7 +466,7 @@ static void key_text(const struct cal_key *k, const char *sep, char *a, size_t n
 
 int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen)
 {
-	struct cal_key k[16];
+	struct cal_key k[20];
 	int n = cal_keys(cal, k);
 	for (int i = 0; i < n; i++) {
 		char a[128];
@@ -388,7 +479,7 @@ int calibration_apply(const struct calibration *cal, struct sim_params *p, char 
 
 void calibration_write(const struct calibration *cal, FILE *f, int as_set)
 {
-	struct cal_key k[16];
+	struct cal_key k[20];
 	int n = cal_keys(cal, k);
 	fprintf(f, "# wblab calibrate: %s/%s, %.0f s; device %.1f MiB/s, kernel estimate %.1f MiB/s,\n"
 		   "# writers %.1f MiB, paused %.2f s, %.0f ns per page outside pauses\n"

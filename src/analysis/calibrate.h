@@ -19,6 +19,10 @@ struct calibration {
 	double dev_write_kb_mean;
 	double writers_cpu_s;      /* the writers' own CPU time (0: not recorded) */
 	double device_cap_mbps;    /* the run's --device-bw cap (0: none) */
+	double throttle_mbps;      /* dev.throttle_mbps: the cap as blk-throttle, when the busy time is known */
+	double cpu_share;          /* CPU the writers got / CPU they could have used (0.05..1) */
+	int busy_capacity;         /* bw_mbps is the device's rate while busy (io_ticks) */
+	double dev_busy_s;         /* time the device had a request in flight (0: not recorded) */
 	int loop_device;
 	int bdi_strict_limit, bdi_min_ratio, bdi_max_ratio;   /* the device's knobs in env */
 	char elevator[24];         /* the run's scheduler when the simulator has it ("": auto) */
@@ -30,8 +34,9 @@ struct calibration {
 	double xput_pages_s;       /* X: written pages per second */
 	double wait_ms;            /* W = L / X: a page's time under writeback */
 	/* what the simulator gets (dev.model=loop) */
-	double hz, bw_mbps, cpu_page_ns, max_request_kb, nr_requests, dirtyable_pct;
+	double hz, bw_mbps, cpu_page_ns, syscall_ns, max_request_kb, nr_requests, dirtyable_pct;
 	double queue_depth, latency_us, stall_every_s, stall_ms;
+	double init_write_bw_kbps, init_dirty_ratelimit_kbps;   /* the bdi's state at the start */
 };
 
 /* Reads DIR; returns 0, or -1 with a one-line reason in err. */

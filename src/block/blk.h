@@ -108,6 +108,13 @@ struct blk_queue {
 	struct blk_rq *free_list, *all;
 	struct blk_rq *hash_end[BLK_HASH], *hash_start[BLK_HASH];
 	uint64_t in_driver;
+	/* blk-throttle in front of the device (dev.throttle_mbps > 0) */
+	double thr_bytes_per_ns;
+	ktime_t thr_slice_ns, thr_start, thr_end;
+	double thr_disp_bytes;
+	struct blk_rq *thr_held;        /* dispatched by the elevator, waiting for budget */
+	int thr_backlog;                /* requests have waited since the queue last ran dry */
+	struct sim_timer thr_timer;
 	/* statistics */
 	uint64_t nr_bios, nr_merges, nr_rqs, nr_dispatched, dispatched_sectors, completed_pages;
 	struct bdi *bdi;

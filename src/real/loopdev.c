@@ -174,15 +174,16 @@ int file_undo(const struct jentry *e)
 	return 0;
 }
 
-int loop_write_stat(const struct loopdev *l, uint64_t *sectors, uint64_t *ios)
+int loop_write_stat(const struct loopdev *l, uint64_t *sectors, uint64_t *ios, uint64_t *busy_ms)
 {
 	char buf[512];
-	unsigned long long f[8];
+	unsigned long long f[10];
 	if (file_readf(buf, sizeof(buf), "/sys/block/%s/stat", l->name) ||
-	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3],
-		   &f[4], &f[5], &f[6], &f[7]) != 8)
+	    sscanf(buf, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2],
+		   &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9]) != 10)
 		return -1;
 	*ios = f[4];
 	*sectors = f[6];
+	*busy_ms = f[9];    /* io_ticks: time with at least one request in flight */
 	return 0;
 }

@@ -25,6 +25,7 @@ int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopd
 int loop_undo(const struct jentry *e, const char *rundir);
 int file_undo(const struct jentry *e);
 /* Sectors written and write I/Os from /sys/block/NAME/stat. */
-int loop_write_stat(const struct loopdev *l, uint64_t *sectors, uint64_t *ios);
+/* the device's written sectors, write IOs and io_ticks (ms with a request in flight) */
+int loop_write_stat(const struct loopdev *l, uint64_t *sectors, uint64_t *ios, uint64_t *busy_ms);
 
 #endif

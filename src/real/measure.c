@@ -25,7 +25,7 @@ void counters_read(struct counters *c, const struct loopdev *l)
 		c->nr_written = vmstat_field(buf, "nr_written");
 		c->nr_dirtied = vmstat_field(buf, "nr_dirtied");
 	}
-	loop_write_stat(l, &c->dev_sectors, &c->dev_ios);
+	loop_write_stat(l, &c->dev_sectors, &c->dev_ios, &c->dev_busy_ms);
 }
 
 void measure_diff(struct measure *m, const struct counters *a, const struct counters *b)
@@ -35,4 +35,5 @@ void measure_diff(struct measure *m, const struct counters *a, const struct coun
 	m->vm_dirtied_mb = (double)(b->nr_dirtied - a->nr_dirtied) / 256.0;
 	m->dev_written_mb = (double)(b->dev_sectors - a->dev_sectors) / 2048.0;
 	m->dev_ios = (double)(b->dev_ios - a->dev_ios);
+	m->dev_busy_s = (double)(b->dev_busy_ms - a->dev_busy_ms) / 1000.0;
 }

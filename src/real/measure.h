@@ -9,6 +9,7 @@ struct counters {
 	double t;                 /* CLOCK_MONOTONIC seconds */
 	uint64_t nr_written, nr_dirtied;   /* /proc/vmstat, pages */
 	uint64_t dev_sectors, dev_ios;     /* the test device's writes */
+	uint64_t dev_busy_ms;              /* its io_ticks */
 };
 
 struct measure {
@@ -16,6 +17,7 @@ struct measure {
 	double writers_mb;        /* what the writers' write() calls returned */
 	double vm_written_mb, vm_dirtied_mb;
 	double dev_written_mb, dev_ios;
+	double dev_busy_s;        /* time the device had a request in flight */
 };
 
 void counters_read(struct counters *c, const struct loopdev *l);

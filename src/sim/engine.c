@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim.h"
+#include "../throttle/throttle.h"
 
 /* One heap slot per thread (its next resume) and per timer (its expiry),
  * moved in place when it is rescheduled and taken out when cancelled, so the
@@ -172,6 +173,10 @@ void schedule_timeout(struct sim *s, uint64_t n)
 {
 	struct sthread *t = s->current;
 	t->wake_gen++;
+	/* the 4.8+ wheel rounds the expiry up to the next bucket (one jiffy at
+	 * level 0): the sleeper wakes a tick later, seen as think = +1 jiffy */
+	if (n && s->model && s->model->timer_wheel_round_up)
+		n++;
 	schedule_resume(s, t, jiffies_to_ktime(s, jiffies(s) + n));
 	yield_to_sched(s);
 }

@@ -35,6 +35,8 @@ struct dev_params {
 	uint64_t parallel;           /* ssd: internal units serving requests at once */
 	double stall_every_s;        /* loop: mean seconds between host stalls, 0 = none */
 	double stall_ms;             /* loop: length of one stall */
+	double throttle_mbps;        /* blk-throttle write_bps in front of the device, MiB/s; 0 = none */
+	double throttle_slice_ms;    /* its slice (throtl_slice) */
 };
 
 struct nfs_params {
@@ -76,6 +78,9 @@ struct sim_params {
 	uint64_t cpu_migrate;
 	uint64_t bdi_min_ratio, bdi_max_ratio;
 	uint64_t bdi_strict_limit; /* 1: BDI_CAP_STRICTLIMIT (honoured by the current model only) */
+	/* the bdi's estimates at the start, KB/s (a loop device's bdi outlives
+	 * the attachment, so a real run starts where the last one on it ended) */
+	uint64_t bdi_init_write_bw_kbps, bdi_init_dirty_ratelimit_kbps;
 	uint64_t warm_proportions; /* 1: writeout fractions start at steady state */
 	uint64_t debug_checks;   /* 1: check invariants after every event */
 	uint64_t stack_kb;       /* coroutine stack per simulated thread */

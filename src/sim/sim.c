@@ -60,8 +60,10 @@ static int bdi_init(struct sim *s, struct bdi *bdi, const char *name)
 	bdi->max_ratio = s->p.bdi_max_ratio;
 	bdi->max_prop_frac = PROP_FRAC_BASE * bdi->max_ratio / 100;
 	bdi->bw_time_stamp = jiffies(s);
-	bdi->write_bandwidth = bdi->avg_write_bandwidth = INIT_BW_PAGES;
-	bdi->dirty_ratelimit = bdi->balanced_dirty_ratelimit = INIT_BW_PAGES;
+	/* INIT_BW by default; a calibrated run starts where the real bdi stood */
+	bdi->write_bandwidth = bdi->avg_write_bandwidth = s->p.bdi_init_write_bw_kbps / 4;
+	bdi->dirty_ratelimit = bdi->balanced_dirty_ratelimit =
+		s->p.bdi_init_dirty_ratelimit_kbps / 4;
 	list_init(&bdi->b_dirty);
 	list_init(&bdi->b_io);
 	list_init(&bdi->b_more_io);

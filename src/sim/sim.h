@@ -234,7 +234,8 @@ int sim_run(struct sim *s, double seconds);
 void sim_destroy(struct sim *s);
 void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, int cpu,
 		   void (*fn)(void *), void *arg);
-/* schedule_timeout_uninterruptible: sleep until the jiffy boundary n ticks on */
+/* schedule_timeout_uninterruptible: sleep until the jiffy boundary n ticks on
+ * (n + 1 under a model with timer_wheel_round_up) */
 void schedule_timeout(struct sim *s, uint64_t n_jiffies);
 void sim_sleep_ns(struct sim *s, ktime_t ns);
 /* Sleep until woken through wq, or until `timeout_jiffies` (0 = none). Returns 1 if woken. */

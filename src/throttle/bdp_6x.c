@@ -623,6 +623,7 @@ THROTTLE_MODEL(throttle_6x) = {
 	.nfs_client = &nfs_client_6x,
 	.flex_proportions = 1,
 	.bandwidth_from_writepages = 1,
+	.timer_wheel_round_up = 1,
 	.writepages_begin = wb_bandwidth_estimate_start,
 	.writepages_end = wb_writepages_done,
 	.inode_writeback_done = wb_inode_writeback_end,

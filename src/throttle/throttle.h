@@ -38,6 +38,10 @@ struct throttle_model {
 	/* 6.x: bandwidth is estimated around do_writepages and after an inode's
 	 * writeback ends (hooks below), not after each wb_writeback round */
 	unsigned bandwidth_from_writepages : 1;
+	/* 4.8+ timer wheel: a timeout is queued one bucket past its expiry so
+	 * it never fires early, so schedule_timeout(n) wakes at the tick n + 1
+	 * jiffies on (the 3.x wheel woke at tick n) */
+	unsigned timer_wheel_round_up : 1;
 	/* do_writepages() start and end on bdi (NULL if none) */
 	void (*writepages_begin)(struct sim *s, struct bdi *bdi);
 	void (*writepages_end)(struct sim *s, struct bdi *bdi);

@@ -533,6 +533,54 @@ static void a_long_sequential_stream_runs_at_the_device_bandwidth(void **state)
 	stream_bw(&dev_loop, (struct dev_params){ .bw_mbps = 1000, .latency_us = 100, .queue_depth = 128 });
 }
 
+/* blk-throttle in front of a fast loop device: 20 requests of 1 MiB queued
+ * at t = 0 behind a 10 MiB/s cap with 100 ms slices.  The budget is the rate
+ * times the time since the slice began rounded up to whole slices: 1 MiB at
+ * once, then a request that needs 100 ms more budget waits that plus the
+ * rest of the slice, and the next slice boundary releases two (3 MiB
+ * allowed by 300 ms), every 200 ms.  The device behind completes each burst
+ * within ~2 ms; the long-run rate is the cap. */
+static ktime_t thr_done[32];
+static int thr_n;
+static void thr_end_io(struct sim *s, struct blk_rq *rq)
+{
+	(void)rq;
+	if (thr_n < 32)
+		thr_done[thr_n] = s->now;
+	thr_n++;
+}
+
+static void a_throttle_releases_a_slice_of_budget_at_a_time(void **state)
+{
+	(void)state;
+	struct sim s;
+	bare_sim(&s);
+	s.p.hz = 250;
+	struct dev_params dp = { .bw_mbps = 1000, .queue_depth = 128, .max_sectors_kb = 1024,
+				 .throttle_mbps = 10, .throttle_slice_ms = 100 };
+	blk_end_io_hook = thr_end_io;
+	thr_n = 0;
+	struct blk_queue *q = blk_queue_create(&s, &dp, 128, "noop", &dev_loop, NULL);
+	assert_non_null(q);
+	for (uint64_t i = 0; i < 20; i++)
+		blk_submit_bio(&s, q, NULL, &ino_a, 10000000 * i, 256, 0);
+	run(&s);
+	assert_int_equal(thr_n, 20);
+	assert_true(thr_done[0] < 2 * MS);
+	/* the rest in pairs, one pair per 200 ms (+ the timer's tick) */
+	for (int i = 1; i + 1 < 20; i += 2) {
+		assert_true(thr_done[i + 1] - thr_done[i] < 2 * MS);
+		assert_true(thr_done[i] > (ktime_t)(200 * MS) * ((i + 1) / 2));
+		assert_true(thr_done[i] < (ktime_t)(210 * MS) * ((i + 1) / 2) + 5 * MS);
+	}
+	/* 19 MiB after the first at 10 MiB/s, within the slices' rounding */
+	double rate = 19.0 / ((double)(thr_done[19] - thr_done[0]) / 1e9);
+	assert_true(rate > 9.0 && rate < 10.6);
+	blk_queue_destroy(q);
+	blk_end_io_hook = NULL;
+	free(s.heap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +600,7 @@ int main(void)
 		cmocka_unit_test(ssd_units_serve_in_parallel_after_a_fixed_latency),
 		cmocka_unit_test(loop_requests_share_the_host_bandwidth),
 		cmocka_unit_test(a_long_sequential_stream_runs_at_the_device_bandwidth),
+		cmocka_unit_test(a_throttle_releases_a_slice_of_budget_at_a_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,7 +64,7 @@ static void make_result(char *dir)
 	assert_non_null(f);
 	gds(f, "flush-8:0", 0);
 	for (int i = 1; i <= 3; i++)
-		bdr(f, i, 102400);
+		bdr(f, i, i == 1 ? 51200 : 102400);
 	bdp(f, 4, 40);
 	bdp(f, 5, 60);
 	const int late[] = { 4096, 8192, 8192, 16384, 8192 };
@@ -102,6 +102,9 @@ static void calibrates_hand_result(void **state)
 	assert_true(cal.cpu_page_ns > 722.0 && cal.cpu_page_ns < 722.1);
 	assert_true(cal.dirtyable_pct == 92);
 	assert_true(cal.hz == 250);
+	/* the bdi's start: the first bdi_dirty_ratelimit event, not a later one */
+	assert_true(cal.init_write_bw_kbps == 51200);
+	assert_true(cal.init_dirty_ratelimit_kbps == 4);
 }
 
 static void missing_trace_is_an_error(void **state)
@@ -225,6 +228,10 @@ static void stalls_and_littles_law(void **state)
 	assert_true(fabs(cal.stall_ms - 1000) < 1e-6);
 	assert_true(fabs(cal.stall_every_s - 9) < 1e-9);
 	assert_string_equal(cal.elevator, "none");
+	/* no busy time: the device's rate was its capacity, the writer's CPU share 1 */
+	assert_true(cal.busy_capacity == 0 && cal.cpu_share == 1 && cal.syscall_ns == 800);
+	/* no bdi_dirty_ratelimit event: a new bdi's 100 MiB/s */
+	assert_true(cal.init_write_bw_kbps == 102400 && cal.init_dirty_ratelimit_kbps == 102400);
 	/* the keys it gives the simulator */
 	char *buf = NULL;
 	size_t len = 0;
@@ -244,6 +251,34 @@ static void stalls_and_littles_law(void **state)
 	params_defaults(&p);
 	assert_int_equal(calibration_apply(&cal, &p, err, sizeof(err)), 0);
 	assert_true(p.dev.bw_mbps == 20 && p.dev.queue_depth == 3 && p.dev.stall_ms == 1000);
+}
+
+/* The device's busy time: the stall result's device wrote 18 MiB/s over
+ * 10 s but had a request in flight only 3 s (io_ticks): its capacity is
+ * 18 x 10 / 3 = 60 MiB/s, not the 20 it delivered while not stalled, and the
+ * busy time holds the requests' latency (0).  The device was not what held
+ * the writer back, so its CPU share counts: 4 s of CPU over the 10 s it could
+ * have run (1 dd, no pauses; 2 CPUs less the flusher's 18 x 256 x 10 pages x
+ * 1 us) is 0.4, and the per-page and per-call costs are its CPU costs / 0.4:
+ * (4 s / 4608 pages - 800 ns) / 0.4 and 800 / 0.4 = 2000 ns. */
+static void busy_time_gives_the_capacity(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_stall_result(dir);
+	put(dir, "stats", "write_bw 18\ndev_write_bw 18\nwriters_mb 18\nruntime_s 10\n"
+			  "dev_write_kb_mean 128\ndev_busy_s 3\nwriters_cpu_s 4\n");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(fabs(cal.bw_mbps - 60) < 1e-9);
+	assert_true(cal.busy_capacity == 1);
+	assert_true(cal.latency_us == 0);
+	assert_true(fabs(cal.cpu_share - 0.4) < 1e-12);
+	assert_true(fabs(cal.syscall_ns - 2000) < 1e-9);
+	assert_true(fabs(cal.cpu_page_ns - (4e9 / 4608 - 800) / 0.4) < 1e-6);
 }
 
 /* Under a --device-bw cap the rate is the cap, the stalls are reported but
@@ -271,6 +306,36 @@ static void a_cap_keeps_its_rate_through_stalls(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "\n--set dev.bw_mbps=55\n"));
 	assert_null(strstr(buf, "dev.stall"));
+	assert_null(strstr(buf, "dev.throttle"));
+	free(buf);
+}
+
+/* A cap with the device's busy time: the cap becomes blk-throttle
+ * (dev.throttle_mbps) and the device behind it runs at its rate while busy,
+ * 18 x 10 / 0.5 = 360 MiB/s, with all 128 tags and no extra latency. */
+static void a_cap_with_busy_time_is_a_throttle_before_the_device(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_stall_result(dir);
+	put(dir, "params", "device_bw_mbps = 55\n");
+	put(dir, "stats", "write_bw 18\ndev_write_bw 18\nwriters_mb 180\nruntime_s 10\n"
+			  "dev_write_kb_mean 128\ndev_busy_s 0.5\n");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(cal.throttle_mbps == 55);
+	assert_true(fabs(cal.bw_mbps - 360) < 1e-9);
+	assert_true(cal.queue_depth == 128 && cal.latency_us == 0);
+	assert_true(cal.cpu_share == 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	calibration_write(&cal, f, 1);
+	fclose(f);
+	assert_non_null(strstr(buf, "\n--set dev.throttle_mbps=55\n"));
 	free(buf);
 }
 
@@ -283,6 +348,8 @@ int main(void)
 		cmocka_unit_test(a_simulated_result_is_refused),
 		cmocka_unit_test(stalls_and_littles_law),
 		cmocka_unit_test(a_cap_keeps_its_rate_through_stalls),
+		cmocka_unit_test(busy_time_gives_the_capacity),
+		cmocka_unit_test(a_cap_with_busy_time_is_a_throttle_before_the_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
