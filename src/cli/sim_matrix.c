@@ -107,6 +107,15 @@ static int opt_set(const struct po_option *opt, const char *arg, void *base, cha
 	if (nv == 1) {
 		if (sim_set_option(&m->p, arg, err, n))
 			return -1;
+		/* a later plain value would override every swept one, under
+		 * directories that name the swept values */
+		size_t kl = (size_t)(strchr(arg, '=') - arg);
+		for (int i = 0; i < m->nsets; i++)
+			if (m->sweep_n[i] > 1 && strncmp(m->sets[i], arg, kl + 1) == 0) {
+				snprintf(err, n, "--set '%s': %.*s is swept by an earlier --set", arg, (int)kl,
+					 arg);
+				return -1;
+			}
 	} else {
 		/* each value checked as a --set of its own; the list is applied per
 		 * combination when the jobs are made */

@@ -99,6 +99,11 @@ for bad in 'disk.bw_mbps=40,,80:empty value' 'disk.bw_mbps=40,40:listed twice' '
 done
 wblab sim -t 5 --set disk.bw_mbps=1,2 --set disk.bw_mbps=3,4 'ext4-1dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
 check "a key swept twice is refused" '[ $rc = 2 ] && grep -q "swept twice" o'
+wblab sim -t 5 --set hz=100,1000 --set hz=250 'ext4-1dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
+check "a plain --set of a key swept before it is refused (it would mislabel the sweep)" '[ $rc = 2 ] && grep -q "swept by an earlier" o'
+wblab jobs -t 5 --set hz=250 --set hz=100,1000 'ext4-1dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
+check "... while a sweep after a plain --set of its key names the values it runs" \
+	'[ $rc = 0 ] && grep -q -- "--set hz=250 --set hz=100 .*/hz=100/ext4" o && grep -q -- "--set hz=1000 .*/hz=1000/ext4" o'
 wblab sim -q -t 10 --no-trace -k 3.2-ioless --set disk.bw_mbps=40,80 -o sweep 'ext4-{1,2}dd-4k-8p-4096M-10M:10' >o 2>&1; rc=$?
 check "a sweep run writes GROUP/KEY=V/CASE-KERNEL results" '[ $rc = 0 ] && [ "$(ls -d sweep/thresh=10M/disk.bw_mbps=*/*-3.2-ioless | wc -l)" = 4 ]'
 wblab compare -c disk.bw_mbps sweep >c 2>&1; rc=$?
