@@ -863,6 +863,20 @@ static int relative_to(const char *base, const char *target, char *out, size_t n
 static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, int ri,
 		      const char *tag);
 
+/* A relative path as an href: "./" first (a first part like "...-1M:10-..."
+ * would read as a URL scheme) and every byte but [A-Za-z0-9._~/-]
+ * percent-encoded, so names with ':', '=', '#', '?' or quotes link as files. */
+static void put_href_path(FILE *f, const char *rel)
+{
+	if (strncmp(rel, "../", 3))
+		fputs("./", f);
+	for (const unsigned char *p = (const unsigned char *)rel; *p; p++)
+		if (isalnum(*p) || strchr("._~/-", *p))
+			fputc(*p, f);
+		else
+			fprintf(f, "%%%02X", *p);
+}
+
 static void graphs_html(FILE *f, struct report *rp, const struct result *r, int ri)
 {
 	graphs_of(f, rp, &r->plots, ri, "g");
@@ -914,7 +928,7 @@ static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, 
 		snprintf(png, sizeof(png), "%s/%s.png", s->outdir, g);
 		if (rp->outdir_real[0] && relative_to(rp->outdir_real, png, rel, sizeof(rel)) == 0) {
 			fputs(" <a class=\"png\" href=\"", f);
-			ESC(f, rel);
+			put_href_path(f, rel);
 			fputs("\">PNG</a>", f);
 		}
 		fputs("</figcaption>\n", f);
