@@ -560,13 +560,13 @@ static void save_series(FILE *f, const char *id, const struct plot_series *ps)
 	plot_series_each(ps, save_point, &c);
 }
 
-int plot_run_save(const struct plot_run *r, const char *path)
+int plot_run_save(const struct plot_run *r, const char *path, long long trace_bytes)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "plot-series 1\nt0 %lld\nevents %llu\nbdp_pid %d\n", (long long)r->t0,
-		(unsigned long long)r->events, r->bdp_pid);
+	fprintf(f, "plot-series 1\ntrace_bytes %lld\nt0 %lld\nevents %llu\nbdp_pid %d\n", trace_bytes,
+		(long long)r->t0, (unsigned long long)r->events, r->bdp_pid);
 	for (int i = 1; i < EV_TYPE_COUNT; i++)
 		if (r->nev[i])
 			fprintf(f, "nev %s %llu\n", wb_event_name((enum wb_event_type)i),
@@ -615,6 +615,20 @@ static struct plot_series *series_by_id(struct plot_run *r, const char *id)
 	return &t->s;
 }
 
+long long plot_series_trace_bytes(const char *path)
+{
+	char err[256], line[128];
+	long long n = -1;
+	FILE *f = fopen_regular(path, 1, err, sizeof(err));
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f) && !strcmp(line, "plot-series 1\n") &&
+	    fgets(line, sizeof(line), f) && sscanf(line, "trace_bytes %lld", &n) != 1)
+		n = -1;
+	fclose(f);
+	return n;
+}
+
 int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen_regular(path, 1, err, errlen);
@@ -641,6 +655,8 @@ int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t
 				cur->fed = fed;
 		} else if (lno == 1) {
 			ok = !strcmp(line, "plot-series 1\n");
+		} else if (sscanf(line, "trace_bytes %lld", &a) == 1) {
+			/* read by plot_series_trace_bytes */
 		} else if (sscanf(line, "t0 %lld", &a) == 1) {
 			r->t0 = a;
 			ok = a >= -PLOT_T_LIMIT && a <= PLOT_T_LIMIT;
@@ -1418,12 +1434,15 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 		 * for more points than were saved */
 		char sp[4200];
 		snprintf(sp, sizeof(sp), "%s/%s", dirs[i], PLOT_SERIES_FILE);
-		struct stat ss, ts;
+		struct stat ts, ss;
+		if (!o->from_trace && lstat(sp, &ss) == 0 && !S_ISREG(ss.st_mode)) {
+			FILE *bad = fopen_regular(sp, 1, err, errlen);   /* says why */
+			if (bad)
+				fclose(bad);
+			goto out;
+		}
 		int use = !o->from_trace && o->max_points <= PLOT_SERIES_POINTS &&
-			  lstat(sp, &ss) == 0 && stat(traces[i], &ts) == 0 &&
-			  (ss.st_mtim.tv_sec > ts.st_mtim.tv_sec ||
-			   (ss.st_mtim.tv_sec == ts.st_mtim.tv_sec &&
-			    ss.st_mtim.tv_nsec >= ts.st_mtim.tv_nsec));
+			  stat(traces[i], &ts) == 0 && plot_series_trace_bytes(sp) == (long long)ts.st_size;
 		runs[i] = plot_run_new(m[i].kernel, use && o->max_points <= 0 ? 4 * PLOT_SERIES_POINTS
 									  : o->max_points);
 		if (!runs[i]) {

@@ -102,8 +102,13 @@ int64_t plot_run_t0(const struct plot_run *r);
  * graph's pixel columns, so each column's min and max survive. */
 #define PLOT_SERIES_FILE "plot-series"
 #define PLOT_SERIES_POINTS 2000
-/* 0, or -1 (errno set) when the file could not be written. */
-int plot_run_save(const struct plot_run *r, const char *path);
+/* 0, or -1 (errno set) when the file could not be written.  trace_bytes is
+ * the size of the trace the series came from (-1: none): plotting uses the
+ * saved series only while the result's trace still has that size, whatever
+ * the files' times (a copy may not keep them). */
+int plot_run_save(const struct plot_run *r, const char *path, long long trace_bytes);
+/* The trace size a saved series file records, or -1 (none, or not one). */
+long long plot_series_trace_bytes(const char *path);
 /* Loads a saved file into a new run r (plot_run_new); 0, or -1 with err
  * naming file and line. */
 int plot_run_load_series(struct plot_run *r, const char *path, char *err, size_t errlen);

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -126,8 +127,13 @@ int simulate_one(const struct sim_job *j)
 	FILE *f = result_fopen(&rd, "stats");
 	FILE *pf = result_fopen(&rd, "params");
 	int bad = !f || !pf || stats_write(st, f);
-	if (s->plot)    /* after the trace: plot uses it only when not older */
-		bad |= plot_run_save(s->plot, result_file(&rd, PLOT_SERIES_FILE, path, sizeof(path)));
+	if (s->plot) {  /* after the trace, whose size it records */
+		struct stat ts;
+		char tp[sizeof(path)];
+		long long tb = stat(result_file(&rd, j->text_trace ? "trace" : "trace.dat", tp, sizeof(tp)),
+				    &ts) ? -1 : (long long)ts.st_size;
+		bad |= plot_run_save(s->plot, result_file(&rd, PLOT_SERIES_FILE, path, sizeof(path)), tb);
+	}
 	if (pf)
 		write_params(j, pf);
 	bad |= (f && fclose(f)) | (pf && fclose(pf));

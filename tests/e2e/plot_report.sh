@@ -103,6 +103,17 @@ blockmax() { awk -v want="$2" '/^# index/ {on = index($0, want)} on && !/^#/ && 
 check "saved series and trace give the same peak dirty+writeback" '[ "$(blockmax "$T/gds-trace.dat" "dirty+writeback")" = "$(blockmax "$DB/plots/global_dirty_state.dat" "dirty+writeback")" ] && [ "$(blockmax "$T/gds-trace.dat" "dirty+writeback")" != 0 ]'
 "$W" plot --max-points 4000 "$DB" >"$T/outm" 2>&1
 check "--max-points above what was saved reads the trace" '! grep -q "from the saved plot-series" "$T/outm"'
+# the saved series stand for the trace of the size they record, whatever the
+# files' times: a copy that does not keep them still uses the series, and
+# a trace that changed since is read instead
+touch -d '2001-01-01' "$DB/plot-series"
+"$W" plot "$DB" >"$T/outo" 2>&1
+check "an old-looking plot-series of the same trace is still used" 'grep -q "from the saved plot-series" "$T/outo"'
+TR=$(ls "$DB"/trace.dat "$DB"/trace 2>/dev/null | head -1)
+cp "$TR" "$T/keep-trace" && printf 'x' >>"$TR"
+"$W" plot "$DB" >"$T/outc" 2>&1
+check "a trace whose size changed since the series were saved is read instead" '! grep -q "from the saved plot-series" "$T/outc"'
+cp "$T/keep-trace" "$TR"
 rm -rf "$T/big"
 
 # Errors: one line naming the culprit, non-zero exit.

@@ -256,7 +256,8 @@ static void saved_series_roundtrip(void **state)
 	assert_non_null(mkdtemp(dir));
 	struct plot_run *a = load(DATA "small-6x.trace");
 	snprintf(p, sizeof(p), "%s/plot-series", dir);
-	assert_int_equal(plot_run_save(a, p), 0);
+	assert_int_equal(plot_run_save(a, p, 1234), 0);
+	assert_int_equal(plot_series_trace_bytes(p), 1234);
 	struct plot_run *b = plot_run_new("test", 0);
 	if (plot_run_load_series(b, p, err, sizeof(err)))
 		fail_msg("%s", err);
