@@ -656,9 +656,17 @@ static void diff_collect(void *arg, const char *k, const char *a, const char *b)
 		return;
 	sv_push(&d->keys, xstrdup(k));
 	sv_push(&d->lines, xprintf("%s: %s vs %s", k, a, b));
-	if (d->kind)
-		sv_push(&d->recs, xprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", d->kind, k, d->col_a, a,
-					  d->col_b, b));
+	if (d->kind) {
+		/* fields are joined by \x1f: one inside a value would shift them */
+		const char *in[6] = { d->kind, k, d->col_a, a, d->col_b, b };
+		char *f[6];
+		for (int i = 0; i < 6; i++)
+			for (char *p = f[i] = xstrdup(in[i]); (p = strchr(p, '\x1f'));)
+				*p = '?';
+		sv_push(&d->recs, xprintf("%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", f[0], f[1], f[2], f[3], f[4], f[5]));
+		for (int i = 0; i < 6; i++)
+			free(f[i]);
+	}
 }
 
 /* Notes: what differs between the columns' results (first result of each

@@ -175,16 +175,37 @@ static void write_tsv(const struct cmp_table *t, FILE *f)
  * significant digits (JSON_REAL_PRECISION below), as the text shows them. */
 static json_t *jnum(double v)
 {
+	if (!isfinite(v))
+		return json_null();   /* json_real refuses it: the key would vanish */
 	if (v == floor(v) && fabs(v) < 1e15)
 		return json_integer((json_int_t)v);
 	return json_real(v);
+}
+
+/* A string as JSON, never NULL: json_string refuses bytes that are not
+ * UTF-8 (a params value from another machine may hold any), and a NULL
+ * value makes json_object_set_new drop the key.  Such bytes become '?'. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s ? s : "");
+	if (j)
+		return j;
+	char *c = strdup(s);
+	if (!c)
+		return json_null();
+	for (unsigned char *p = (unsigned char *)c; *p; p++)
+		if (*p >= 0x80)
+			*p = '?';
+	j = json_string(c);
+	free(c);
+	return j ? j : json_null();
 }
 
 static json_t *json_cell(const struct cmp_cell *c, double base, int is_base)
 {
 	double pct;
 	if (!c->runs)
-		return c->na ? json_string("n/a") : json_null();
+		return c->na ? jstr("n/a") : json_null();
 	json_t *o = json_object();
 	json_object_set_new(o, "mean", jnum(c->mean));
 	json_object_set_new(o, "stddev", c->runs > 1 ? jnum(c->stddev) : json_null());
@@ -205,7 +226,7 @@ static json_t *json_summary(const struct cmp_table *t, const double *v)
 	int na = cmp_summary_na(t);
 	json_t *o = json_object(), *vals = json_array(), *chg = json_array();
 	for (int c = 0; c < t->ncols; c++) {
-		json_array_append_new(vals, na ? json_string("n/a") : jnum(v[c]));
+		json_array_append_new(vals, na ? jstr("n/a") : jnum(v[c]));
 		json_array_append_new(chg, !na && c > 0 && cmp_change(v[0], v[c], &pct) ? jnum(pct)
 										 : json_null());
 	}
@@ -220,12 +241,12 @@ static json_t *json_env(const struct cmp_table *t)
 	for (int i = 0; i < t->nenv; i++) {
 		const struct cmp_envdiff *d = &t->env[i];
 		json_t *o = json_object();
-		json_object_set_new(o, "kind", json_string(d->kind));
-		json_object_set_new(o, "key", json_string(d->key));
-		json_object_set_new(o, "column_a", json_string(d->col_a));
-		json_object_set_new(o, "a", json_string(d->a));
-		json_object_set_new(o, "column_b", json_string(d->col_b));
-		json_object_set_new(o, "b", json_string(d->b));
+		json_object_set_new(o, "kind", jstr(d->kind));
+		json_object_set_new(o, "key", jstr(d->key));
+		json_object_set_new(o, "column_a", jstr(d->col_a));
+		json_object_set_new(o, "a", jstr(d->a));
+		json_object_set_new(o, "column_b", jstr(d->col_b));
+		json_object_set_new(o, "b", jstr(d->b));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -234,14 +255,14 @@ static json_t *json_env(const struct cmp_table *t)
 static int write_json(const struct cmp_table *t, FILE *f)
 {
 	json_t *root = json_object(), *cols = json_array(), *rows = json_array();
-	json_object_set_new(root, "field", json_string(t->field));
-	json_object_set_new(root, "metric", json_string(t->metric));
+	json_object_set_new(root, "field", jstr(t->field));
+	json_object_set_new(root, "metric", jstr(t->metric));
 	for (int c = 0; c < t->ncols; c++)
-		json_array_append_new(cols, json_string(t->cols[c]));
+		json_array_append_new(cols, jstr(t->cols[c]));
 	json_object_set_new(root, "columns", cols);
 	for (int r = 0; r < t->nrows; r++) {
 		json_t *row = json_object(), *cells = json_array();
-		json_object_set_new(row, "key", json_string(t->rows[r].key));
+		json_object_set_new(row, "key", jstr(t->rows[r].key));
 		for (int c = 0; c < t->ncols; c++)
 			json_array_append_new(cells, json_cell(&t->rows[r].cells[c],
 							       t->rows[r].cells[0].mean,
