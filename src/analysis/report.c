@@ -344,7 +344,7 @@ static void put_tenths(FILE *out, long t)
  * same path takes about a third of the bytes and draws the same.  Data with
  * anything but M, L, Z and numbers is copied as it is.  Returns the end of
  * the data (its closing quote) or NULL when it was not rewritten. */
-static const char *compact_path(FILE *out, const char *d, char quote)
+static const char *compact_pass(FILE *out, const char *d, char quote)
 {
 	const char *end = strchr(d, quote);
 	if (!end)
@@ -379,6 +379,8 @@ static const char *compact_path(FILE *out, const char *d, char quote)
 		if (e1 == q || e2 == r || e2 > end || !cmd || cmd == 'Z')
 			return NULL;    /* not gnuplot's form: the caller copies it as it is */
 		q = e2;
+		if (!(fabs(x) < 1e9 && fabs(y) < 1e9))
+			return NULL;    /* no graph is that large; lround would overflow */
 		long X = lround(x * 10), Y = lround(y * 10);
 		if (cmd == 'M') {
 			fputc('M', out);
@@ -414,6 +416,56 @@ static const char *compact_path(FILE *out, const char *d, char quote)
 	return end;
 }
 
+/* Checks the whole path in a pass that writes nothing (out NULL), then
+ * writes it: a path that fails half way is copied as it is, not twice. */
+static const char *compact_path(FILE *out, const char *d, char quote)
+{
+	static FILE *null;      /* opened once, kept: a page has thousands of paths */
+	if (!null && !(null = fopen("/dev/null", "w")))
+		return NULL;
+	return compact_pass(null, d, quote) ? compact_pass(out, d, quote) : NULL;
+}
+
+/* Active content an SVG from a result tree could carry into the page (a
+ * tree may come from anyone): scripts, foreign HTML, animation, event
+ * handlers, links or resources outside the page.  gnuplot's SVG has none.
+ * Returns what was found, or NULL. */
+static const char *svg_active(const char *s)
+{
+	static const char *const tags[] = { "<script", "<foreignobject", "<iframe", "<object",
+					    "<embed", "<image", "<a ", "<a>", "<a\n", "<animate",
+					    "<set", "<handler", "<listener", "<use href", "<feimage" };
+	for (const char *p = s; *p; p++) {
+		if (*p == '<')
+			for (size_t i = 0; i < ARRAY_SIZE(tags); i++)
+				if (!strncasecmp(p, tags[i], strlen(tags[i])))
+					return tags[i] + 1;
+		if (isspace((unsigned char)*p) && (p[1] | 32) == 'o' && (p[2] | 32) == 'n' &&
+		    isalpha((unsigned char)p[3])) {
+			const char *q = p + 3;
+			while (isalnum((unsigned char)*q) || *q == '-' || *q == '_')
+				q++;
+			while (isspace((unsigned char)*q))
+				q++;
+			if (*q == '=')
+				return "an on* event handler";
+		}
+		if (!strncasecmp(p, "javascript:", 11))
+			return "a javascript: URL";
+		if (!strncasecmp(p, "@import", 7))
+			return "@import";
+		int href = !strncasecmp(p, "href", 4), url = !strncasecmp(p, "url(", 4);
+		if (href || url) {
+			const char *q = p + 4;
+			while (isspace((unsigned char)*q) || *q == '=' || *q == '(' || *q == '"' || *q == '\'')
+				q++;
+			if (*q != '#' && (url || p[4] == '=' || isspace((unsigned char)p[4])))
+				return "a link or resource outside the page";
+		}
+	}
+	return NULL;
+}
+
 /* Inlines an SVG file: XML prolog and namespace URLs dropped (the HTML parser
  * supplies the SVG namespace), ids prefixed so several graphs never clash,
  * and gnuplot's bulk trimmed: indentation, empty groups, path data (see
@@ -447,6 +499,15 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 	if (!p) {
 		free(buf);
 		return -1;
+	}
+	const char *why = svg_active(p);
+	if (why) {
+		fprintf(out, "<p class=\"note\">not inlined: ");
+		report_html_escape(out, path);
+		fprintf(out, " holds %s, which a report does not carry</p>", why);
+		fprintf(stderr, "wblab: report: warning: %s holds %s; not inlined\n", path, why);
+		free(buf);
+		return -2;
 	}
 	static const char *const drop[] = { " xmlns=\"http://www.w3.org/2000/svg\"",
 					     " xmlns:xlink=\"http://www.w3.org/1999/xlink\"",
@@ -932,9 +993,10 @@ static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, 
 			fputs("\">PNG</a>", f);
 		}
 		fputs("</figcaption>\n", f);
-		if (inline_svg(f, path, prefix) == 0)
+		int in = inline_svg(f, path, prefix);
+		if (in == 0)
 			rp->sum->ngraphs++;
-		else
+		else if (in == -1)
 			fprintf(f, "<p class=\"note\">%s.svg is missing; run wblab plot again</p>", g);
 		fputs("</figure>\n", f);
 	}

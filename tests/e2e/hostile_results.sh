@@ -106,4 +106,31 @@ tried=$((tried + 1))
 if grep -q ": 1 result, " "$T/out"; then ok "report does not follow a symlink below DIR"
 else nok "report does not follow a symlink below DIR ($(head -c 200 "$T/out"))"; fi
 
+# a plotted result whose SVG was given a script, an event handler, a link out
+# of the page and a path beyond any graph: the report inlines none of it
+H=$T/svg/g/$C-current
+mkdir -p "$T/svg/g" && cp -r "$G/$C-current" "$T/svg/g/"
+"$W" plot -q "$H" >/dev/null 2>&1
+S=$H/plots/global_dirty_state.svg
+sed -i 's|<svg |<svg onload="alert(1)" |' "$S"
+"$W" report -q -o "$T/svg.html" "$T/svg" >"$T/out" 2>"$T/err"; rc=$?
+tried=$((tried + 1))
+if [ $rc = 0 ] && ! grep -qi "alert(1)" "$T/svg.html" && grep -q "not inlined: .*global_dirty_state.svg holds an on\* event handler" "$T/svg.html" &&
+	grep -q "not inlined" "$T/err"; then ok "report does not inline an SVG with an event handler"
+else nok "report does not inline an SVG with an event handler (rc=$rc: $(head -c 200 "$T/err"))"; fi
+for bad in '<script>alert(2)</script>' '<a href="https://example.org/x">x</a>' '<foreignObject><div>x</div></foreignObject>' '<image href="data:x"/>'; do
+	"$W" plot -q "$H" >/dev/null 2>&1
+	sed -i "s|</svg>|$bad</svg>|" "$S"
+	"$W" report -q -o "$T/svg.html" "$T/svg" >"$T/out" 2>"$T/err"
+	tried=$((tried + 1))
+	if ! grep -qF "$bad" "$T/svg.html" && grep -q "not inlined" "$T/svg.html"; then ok "report does not inline an SVG holding ${bad%%>*}>"
+	else nok "report does not inline an SVG holding ${bad%%>*}>"; fi
+done
+"$W" plot -q "$H" >/dev/null 2>&1
+sed -i '0,/ d=.M/s// d="M 1e300,2 L 3,4" data-x="M/' "$S"
+"$W" report -q -o "$T/svg.html" "$T/svg" >"$T/out" 2>"$T/err"; rc=$?
+tried=$((tried + 1))
+if [ $rc = 0 ] && grep -q 'd="M 1e300,2 L 3,4"' "$T/svg.html"; then ok "a path with a coordinate beyond any graph is copied as it is"
+else nok "a path with a coordinate beyond any graph is copied as it is (rc=$rc)"; fi
+
 echo "# $tried hostile result inputs tried"
