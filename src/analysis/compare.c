@@ -100,20 +100,28 @@ static int entry_exists(const char *path)
 static const char *const meta_required[] = { "case", "group", "kernel", "fs", "job",
 					      "thresh", "bg", "run" };
 
-/* No meta file: take GROUP from the parent dir name and CASE-KERNEL[.RUN]
- * from the leaf (six '-' tokens of case, the rest is the kernel). */
-static int meta_from_dirname(struct kvfile *m, const char *dir, char *err, size_t errlen)
+/* No meta file: take CASE-KERNEL[.RUN] from the leaf (six '-' tokens of
+ * case, the rest is the kernel) and GROUP from the directories between the
+ * DIR argument (root) and the leaf - all of them, as a sweep's group is
+ * several (thresh=1M/hz=100) - or the parent's name when there are none. */
+static int meta_from_dirname(struct kvfile *m, const char *dir, const char *root, char *err,
+			     size_t errlen)
 {
-	char *copy = realpath(dir, NULL);
+	char *copy = realpath(dir, NULL), *rroot = root ? realpath(root, NULL) : NULL;
 	char *leaf = copy ? strrchr(copy, '/') : NULL;
 	if (!leaf) {
 		snprintf(err, errlen, "%s: no meta, and no usable directory name", dir);
 		free(copy);
+		free(rroot);
 		return -1;
 	}
 	*leaf++ = 0;
 	char *parent = strrchr(copy, '/');
 	parent = parent ? parent + 1 : copy;
+	size_t rl = rroot ? strlen(rroot) : 0;
+	if (rroot && rl > 1 && !strncmp(copy, rroot, rl) && copy[rl] == '/')
+		parent = copy + rl + 1;     /* the parts below the root */
+	free(rroot);
 	struct result_name rn;
 	char *tok[7], *p = rn.case_name;
 	int ok = *parent != 0 && !result_name_parse(leaf, &rn) && rn.has_kernel && rn.kernel[0];
@@ -155,14 +163,14 @@ static int meta_from_dirname(struct kvfile *m, const char *dir, char *err, size_
 }
 
 /* Reads DIR/meta (or falls back to the dir name, noting it) and checks it. */
-static int load_meta(struct kvfile *m, const char *dir, struct strvec *notes, char *err,
-		     size_t errlen)
+static int load_meta(struct kvfile *m, const char *dir, const char *root, struct strvec *notes,
+		     char *err, size_t errlen)
 {
 	char *path = xprintf("%s/meta", dir);
 	int rc;
 	if (!entry_exists(path)) {
 		kvf_init(m, path);
-		rc = meta_from_dirname(m, dir, err, errlen);
+		rc = meta_from_dirname(m, dir, root, err, errlen);
 		if (!rc)
 			sv_push(notes, xprintf("%s: no meta file, fields parsed from the directory name",
 					       dir));
@@ -278,6 +286,7 @@ struct builder {
 	int ns, cap;
 	int base_col;          /* column of the first kept result of the first DIR */
 	int base_arg;
+	const char *const *dirs;     /* the DIR arguments (no-meta results' groups) */
 	int nno_metric, nno_field, nmeasured;
 	char *first_no_metric;
 	int *pos;              /* pos[met-order column] = printed column */
@@ -353,7 +362,7 @@ static int add_result(struct builder *b, const char *dir, int arg)
 {
 	struct kvfile m;
 	char *key = NULL, *val = NULL, *name = NULL;
-	int rc = load_meta(&m, dir, &b->notes, b->err, b->errlen);
+	int rc = load_meta(&m, dir, b->dirs ? b->dirs[arg] : NULL, &b->notes, b->err, b->errlen);
 	if (!rc)
 		rc = make_key(&m, b->field, &key, b->err, b->errlen);
 	if (!rc) {
@@ -924,6 +933,7 @@ int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 		return CMP_EUSAGE;
 	}
 	struct result_list found;
+	b.dirs = dirs;
 	int rc = result_find(dirs, ndirs, &found, err, errlen) ? CMP_EINPUT : CMP_OK;
 	/* all results of all DIRs in one sorted order; arg breaks ties */
 	if (found.n)

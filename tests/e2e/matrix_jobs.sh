@@ -115,3 +115,8 @@ wblab compare sweep >o 2>&1; rc=$?
 check "the default -c kernel on a one-kernel sweep suggests -c KEY" '[ $rc = 1 ] && grep -q "try -c disk.bw_mbps" o'
 wblab rerun "sweep/thresh=10M/disk.bw_mbps=80/ext4-2dd-4k-8p-4096M-10M:10-3.2-ioless" >o 2>&1; rc=$?
 check "rerun of a swept result finds its GROUP/KEY=V dir: identical" '[ $rc = 0 ] && grep -q "identical to its rerun" o'
+wblab sim -q -t 5 --no-trace --set hz=100,1000 -o nometa 'ext4-1dd-4k-8p-4096M-1M:10' >/dev/null
+rm nometa/*/*/*/meta
+wblab compare nometa >c 2>o; rc=$?
+check "without meta files a sweep's values stay apart (the group is every dir below DIR)" \
+	'[ $rc = 0 ] && grep -q "thresh=1M/hz=100/ext4" c && grep -q "thresh=1M/hz=1000/ext4" c && grep -q "no meta file" o'
