@@ -1534,7 +1534,9 @@ int plot_read_index(const char *outdir, struct plot_summary *s)
 
 struct worker {
 	pid_t pid;
-	int fd;                 /* read end of the job's result pipe */
+	FILE *res;              /* the job's result, an unlinked temporary file: a
+				 * pipe could hold less than the result and block
+				 * the child the parent waits for */
 	int job;
 };
 
@@ -1558,9 +1560,11 @@ static void job_child(struct plot_job *j, const struct plot_opts *o, int fd)
 	_exit(0);
 }
 
-static int job_collect(struct plot_job *j, int fd)
+static int job_collect(struct plot_job *j, FILE *res)
 {
+	int fd = fileno(res);
 	struct plot_job got;
+	lseek(fd, 0, SEEK_SET);     /* the child's writes moved the shared offset */
 	char *p = (char *)&got;
 	size_t left = sizeof(got);
 	while (left > 0) {
@@ -1570,7 +1574,7 @@ static int job_collect(struct plot_job *j, int fd)
 		p += r;
 		left -= (size_t)r;
 	}
-	close(fd);
+	fclose(res);
 	if (left) {
 		j->rc = -1;
 		snprintf(j->err, sizeof(j->err), "%s: plotting process failed", j->dir);
@@ -1620,26 +1624,26 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 		progress(arg, 0, 0, 0, n);
 	while (next < n || running) {
 		if (next < n && running < workers) {
-			int rp[2];
 			struct plot_job *j = &jobs[next];
-			pid_t pid = pipe2(rp, O_CLOEXEC) == 0 ? fork() : -1;
+			FILE *res = tmpfile();
+			pid_t pid = res ? fork() : -1;
 			if (pid == 0) {
-				close(rp[0]);
 				if (prog[0] >= 0)
 					close(prog[0]);
-				job_child(j, &po, rp[1]);
+				job_child(j, &po, fileno(res));
 			}
 			if (pid < 0) {
+				if (res)
+					fclose(res);
 				j->rc = -1;
 				snprintf(j->err, sizeof(j->err), "%s: cannot start a plotting process: %s",
 					 j->dir, strerror(errno));
 				failed++;
 				done++;
 			} else {
-				close(rp[1]);
 				for (int k = 0; k < workers; k++)
 					if (!w[k].pid) {
-						w[k] = (struct worker){ pid, rp[0], next };
+						w[k] = (struct worker){ pid, res, next };
 						break;
 					}
 				running++;
@@ -1656,7 +1660,7 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 			int st;
 			if (!w[k].pid || waitpid(w[k].pid, &st, WNOHANG) != w[k].pid)
 				continue;
-			failed += job_collect(&jobs[w[k].job], w[k].fd) != 0;
+			failed += job_collect(&jobs[w[k].job], w[k].res) != 0;
 			w[k].pid = 0;
 			running--;
 			done++;
