@@ -524,13 +524,19 @@ const struct plot_series *plot_run_series(const struct plot_run *r, enum plot_gr
 
 /* Series ids in the file: the sdefs index names, tasks by "task PID TITLE". */
 static const char *const sid_names[S_COUNT] = {
-	"limit", "thresh", "bg_thresh", "dirty", "writeback", "unstable", "sum",
-	"dirtied", "written",
-	"p_limit", "p_setpoint", "p_dirty", "p_bdi_setpoint", "p_bdi_dirty",
-	"p_task_ratelimit", "p_dirty_ratelimit", "p_balanced_ratelimit",
-	"b_write_bw", "b_avg_write_bw", "b_task_ratelimit", "b_balanced", "b_dirty_ratelimit",
-	"pause", "paused", "dirtied_ev", "dirtied_pause",
-	"n_commit", "n_chunk", "n_release",
+	[S_LIMIT] = "limit", [S_THRESH] = "thresh", [S_BG] = "bg_thresh", [S_DIRTY] = "dirty",
+	[S_WRITEBACK] = "writeback", [S_UNSTABLE] = "unstable", [S_SUM] = "sum",
+	[S_DIRTIED] = "dirtied", [S_WRITTEN] = "written",
+	[S_P_LIMIT] = "p_limit", [S_P_SETPOINT] = "p_setpoint", [S_P_DIRTY] = "p_dirty",
+	[S_P_BDI_SETPOINT] = "p_bdi_setpoint", [S_P_BDI_DIRTY] = "p_bdi_dirty",
+	[S_P_TASK_RL] = "p_task_ratelimit", [S_P_DIRTY_RL] = "p_dirty_ratelimit",
+	[S_P_BALANCED_RL] = "p_balanced_ratelimit",
+	[S_B_WRITE_BW] = "b_write_bw", [S_B_AWRITE_BW] = "b_avg_write_bw",
+	[S_B_TASK_RL] = "b_task_ratelimit", [S_B_BALANCED] = "b_balanced",
+	[S_B_DIRTY_RL] = "b_dirty_ratelimit",
+	[S_PAUSE] = "pause", [S_PAUSED] = "paused", [S_DIRTIED_EV] = "dirtied_ev",
+	[S_DIRTIED_PAUSE] = "dirtied_pause",
+	[S_N_COMMIT] = "n_commit", [S_N_CHUNK] = "n_chunk", [S_N_RELEASE] = "n_release",
 };
 
 struct save_ctx {
@@ -1598,6 +1604,12 @@ static void read_progress(int fd, int *done, int *known, int wait_ms)
 		*done += buf[i] == 'g';
 		*known += buf[i] == 'T';
 	}
+}
+
+void plot_progress_line(void *prefix, int gdone, int gknown, int rdone, int n)
+{
+	fprintf(stderr, "\r%s: %d/%d graphs, %d/%d result%s   %s", (const char *)prefix, gdone, gknown,
+		rdone, n, n == 1 ? "" : "s", rdone == n ? "\n" : "");
 }
 
 int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int workers,

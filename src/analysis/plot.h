@@ -162,6 +162,10 @@ struct plot_job {
  * graphs are known once its series are extracted), results done of n. */
 typedef void (*plot_progress_fn)(void *arg, int graphs_done, int graphs_known, int results_done,
 				 int nresults);
+/* A plot_progress_fn: "PREFIX: 40/96 graphs, 7/24 results" on stderr (a
+ * terminal's), rewritten in place; arg is the PREFIX ("plot"). */
+void plot_progress_line(void *prefix, int graphs_done, int graphs_known, int results_done,
+			int results);
 
 /* Plots n results in up to `workers` processes at once (<= 0: online CPUs),
  * gnuplot jobs shared out so that about `workers` processes run at a time in

@@ -243,14 +243,6 @@ static int plots_needed(struct result *r, struct plot_job *j, char *err, size_t 
 	return 1;
 }
 
-/* "report: plotting 40/96 graphs" on a terminal's stderr. */
-static void report_progress(void *arg, int gdone, int gknown, int rdone, int n)
-{
-	(void)arg;
-	fprintf(stderr, "\rreport: plotting %d/%d graphs, %d/%d results   %s", gdone, gknown, rdone,
-		n, rdone == n ? "\n" : "");
-}
-
 /* Plots, all in one pool of processes, the results whose graphs are missing
  * or older than their trace. */
 static int ensure_plots(struct report *rp, char *err, size_t errlen)
@@ -271,7 +263,7 @@ static int ensure_plots(struct report *rp, char *err, size_t errlen)
 	if (!rc && n) {
 		struct plot_opts po = { .max_points = rp->o->max_points };
 		int tty = !rp->o->quiet && isatty(STDERR_FILENO);
-		plot_many(jobs, n, &po, 0, tty ? report_progress : NULL, NULL);
+		plot_many(jobs, n, &po, 0, tty ? plot_progress_line : NULL, (void *)"report: plotting");
 		for (int k = 0; k < n && !rc; k++) {
 			struct result *r = &rp->r[who[k]];
 			if (jobs[k].rc) {

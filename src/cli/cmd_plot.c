@@ -112,14 +112,6 @@ static const char *sub_out(const char *out, const char *dir, char *buf, size_t n
 	return buf;
 }
 
-/* "plot: 40/96 graphs, 7/24 results" on a terminal's stderr, rewritten in place. */
-static void show_progress(void *arg, int gdone, int gknown, int rdone, int n)
-{
-	(void)arg;
-	fprintf(stderr, "\rplot: %d/%d graphs, %d/%d result%s   %s", gdone, gknown, rdone, n,
-		n == 1 ? "" : "s", rdone == n ? "\n" : "");
-}
-
 static int run_plot(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -143,7 +135,7 @@ static int run_plot(int argc, char **argv)
 		jobs[i].outdir = !c.out ? NULL : n == 1 ? c.out : sub_out(c.out, dirs[i], outs[i], sizeof(outs[i]));
 	}
 	int tty = !c.quiet && isatty(STDERR_FILENO);
-	plot_many(jobs, n, &c.o, (int)c.jobs, tty ? show_progress : NULL, NULL);
+	plot_many(jobs, n, &c.o, (int)c.jobs, tty ? plot_progress_line : NULL, (void *)"plot");
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
 		if (jobs[i].rc) {

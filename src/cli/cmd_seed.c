@@ -131,14 +131,6 @@ static int run_self(char *const args[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* "plot: 40/96 graphs" on a terminal's stderr, rewritten in place. */
-static void plot_progress(void *arg, int gdone, int gknown, int rdone, int n)
-{
-	(void)arg;
-	fprintf(stderr, "\rplot: %d/%d graphs, %d/%d results   %s", gdone, gknown, rdone, n,
-		rdone == n ? "\n" : "");
-}
-
 static void plots_and_report(const char *out, char **van, char **wq4, int jobs)
 {
 	int bad = 0;
@@ -154,7 +146,7 @@ static void plots_and_report(const char *out, char **van, char **wq4, int jobs)
 	}
 	struct plot_opts po = { 0 };     /* the series each run saved */
 	int tty = isatty(STDERR_FILENO);
-	if (plot_many(pj, nj, &po, jobs, tty ? plot_progress : NULL, NULL))
+	if (plot_many(pj, nj, &po, jobs, tty ? plot_progress_line : NULL, (void *)"plot"))
 		for (int i = 0; i < nj; i++)
 			if (pj[i].rc) {
 				wb_error("plot: %s", pj[i].err);
