@@ -48,7 +48,11 @@ for r in $runs; do
   else
     skip "$k $c: trace-cmd report" "no trace-cmd"
   fi
-  check "$k $c: stats, params, meta identical" 'diff -r -x cmdline -x trace -x trace.dat "$d" "$t" >&2'
+  check "$k $c: stats, params, meta identical" 'diff -r -x cmdline -x trace -x trace.dat -x plot-series "$d" "$t" >&2'
+  check "$k $c: the saved graph series are the same but for the size of their trace" \
+    'diff <(grep -v "^trace_bytes " "$d/plot-series") <(grep -v "^trace_bytes " "$t/plot-series") >&2 &&
+     [ "$(sed -n "s/^trace_bytes //p" "$d/plot-series")" = "$(stat -c %s "$d/trace.dat")" ] &&
+     [ "$(sed -n "s/^trace_bytes //p" "$t/plot-series")" = "$(stat -c %s "$t/trace")" ]'
 done
 echo "# trace.dat $(du -cb "$T"/dat/*/*/trace.dat | tail -1 | cut -f1) bytes, text $(du -cb "$T"/txt/*/*/trace | tail -1 | cut -f1) bytes"
 
