@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_file.h"
 #include "util/case_expand.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,15 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case_list_free(&l);
 	}
 	char path[] = "/tmp/wblab-fuzz-cases.XXXXXX";
-	int fd = mkstemp(path);
-	if (fd >= 0) {
-		if (write(fd, data, size) == (ssize_t)size) {
-			err[0] = 0;
-			if (case_expand_file(path, &l, err, sizeof(err)) && !err[0])
-				__builtin_trap();
-			case_list_free(&l);
-		}
-		close(fd);
+	if (fuzz_to_file(data, size, path) == 0) {
+		err[0] = 0;
+		if (case_expand_file(path, &l, err, sizeof(err)) && !err[0])
+			__builtin_trap();
+		case_list_free(&l);
 		unlink(path);
 	}
 	free(s);

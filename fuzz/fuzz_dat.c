@@ -7,20 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_file.h"
 #include "trace/dat_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/wblab-fuzz-dat.XXXXXX", err[512];
-	int fd = mkstemp(path);
-	if (fd < 0)
+	if (fuzz_to_file(data, size, path))
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		unlink(path);
-		return 0;
-	}
-	close(fd);
 	err[0] = 0;
 	struct wbdat *d = wbdat_open(path, err, sizeof(err));
 	if (d) {

@@ -7,20 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fuzz_file.h"
 #include "analysis/plot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/wblab-fuzz-series.XXXXXX", err[512];
-	int fd = mkstemp(path);
-	if (fd < 0)
+	if (fuzz_to_file(data, size, path))
 		return 0;
-	if (write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		unlink(path);
-		return 0;
-	}
-	close(fd);
 	struct plot_run *r = plot_run_new("fuzz", 0);
 	if (r) {
 		err[0] = 0;
