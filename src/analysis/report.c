@@ -418,44 +418,126 @@ static const char *compact_path(FILE *out, const char *d, char quote)
 	return compact_pass(null, d, quote) ? compact_pass(out, d, quote) : NULL;
 }
 
-/* Active content an SVG from a result tree could carry into the page (a
- * tree may come from anyone): scripts, foreign HTML, animation, event
- * handlers, links or resources outside the page.  gnuplot's SVG has none.
- * Returns what was found, or NULL. */
-static const char *svg_active(const char *s)
+/* What an inlined SVG may hold: the elements and attributes gnuplot's svg
+ * terminal writes for our graphs, and nothing else.  A result tree may come
+ * from anyone, and the HTML parser gives a script, an event handler, foreign
+ * HTML or a link out of the page as much power inside an inline <svg> as
+ * outside it, so the page's copy is checked (after the rewriting below, which
+ * could otherwise join a split payload back together) against an allowlist:
+ * tags and attribute names by name; attribute values quoted, with no '<', no
+ * character reference but the five named ones (a decoded "&#40;" would make
+ * "url&#40;http:" a url), url() and href only to "#fragment"; comments
+ * allowed, any other markup (<!DOCTYPE, <?, CDATA) not.  Returns NULL, or
+ * what was found. */
+static const char *svg_disallowed(const char *s, char *why, size_t n)
 {
-	static const char *const tags[] = { "<script", "<foreignobject", "<iframe", "<object",
-					    "<embed", "<image", "<a ", "<a>", "<a\n", "<animate",
-					    "<set", "<handler", "<listener", "<use href", "<feimage" };
-	for (const char *p = s; *p; p++) {
-		if (*p == '<')
-			for (size_t i = 0; i < ARRAY_SIZE(tags); i++)
-				if (!strncasecmp(p, tags[i], strlen(tags[i])))
-					return tags[i] + 1;
-		if (isspace((unsigned char)*p) && (p[1] | 32) == 'o' && (p[2] | 32) == 'n' &&
-		    isalpha((unsigned char)p[3])) {
-			const char *q = p + 3;
-			while (isalnum((unsigned char)*q) || *q == '-' || *q == '_')
-				q++;
-			while (isspace((unsigned char)*q))
-				q++;
-			if (*q == '=')
-				return "an on* event handler";
+	static const char *const elems[] = {
+		"svg", "g", "path", "text", "tspan", "use", "title", "desc", "defs", "rect",
+		"circle", "ellipse", "line", "polyline", "polygon", "clipPath", "filter",
+		"feFlood", "feComposite", "symbol", "marker", "linearGradient", "radialGradient",
+		"stop", NULL };
+	static const char *const attrs[] = {
+		"id", "class", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "rx", "ry", "dx",
+		"dy", "width", "height", "viewBox", "d", "points", "transform", "fill",
+		"fill-opacity", "fill-rule", "stroke", "stroke-width", "stroke-linecap",
+		"stroke-linejoin", "stroke-dasharray", "stroke-opacity", "stroke-miterlimit",
+		"opacity", "color", "font-family", "font-size", "font-weight", "font-style",
+		"text-anchor", "dominant-baseline", "clip-path", "clipPathUnits", "xlink:href", "href",
+		"version", "xmlns", "xmlns:xlink", "preserveAspectRatio", "result", "operator", "in",
+		"in2", "flood-opacity", "flood-color", "filterUnits", "filter", "offset",
+		"stop-color", "stop-opacity", "gradientUnits", "visibility", "shape-rendering",
+		"textLength", "lengthAdjust", "xml:space", NULL };
+	static const char *const ents[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&apos;" };
+#define NAMECH(c) (isalnum((unsigned char)(c)) || (c) == ':' || (c) == '_' || (c) == '-' || (c) == '.')
+#define WS(c) ((c) == ' ' || (c) == '\t' || (c) == '\n' || (c) == '\r' || (c) == '\f')
+#define BAD(...) do { snprintf(why, n, __VA_ARGS__); return why; } while (0)
+	for (const char *p = s; *p;) {
+		if (*p != '<') {
+			p++;
+			continue;
 		}
-		if (!strncasecmp(p, "javascript:", 11))
-			return "a javascript: URL";
-		if (!strncasecmp(p, "@import", 7))
-			return "@import";
-		int href = !strncasecmp(p, "href", 4), url = !strncasecmp(p, "url(", 4);
-		if (href || url) {
-			const char *q = p + 4;
-			while (isspace((unsigned char)*q) || *q == '=' || *q == '(' || *q == '"' || *q == '\'')
-				q++;
-			if (*q != '#' && (url || p[4] == '=' || isspace((unsigned char)p[4])))
-				return "a link or resource outside the page";
+		if (!strncmp(p, "<!--", 4)) {
+			const char *e = strstr(p + 4, "-->");
+			if (!e)
+				BAD("an unclosed comment");
+			p = e + 3;
+			continue;
+		}
+		p++;
+		int closing = *p == '/';
+		p += closing;
+		const char *nm = p;
+		while (NAMECH(*p))
+			p++;
+		size_t nl = (size_t)(p - nm);
+		int ok = nl > 0 && isalpha((unsigned char)*nm);
+		for (int i = 0; ok && elems[i]; i++)
+			if (strlen(elems[i]) == nl && !strncmp(elems[i], nm, nl))
+				goto known;
+		BAD("a <%.*s> element", (int)(nl < 40 ? nl : 40), nm);
+known:
+		for (;;) {
+			while (WS(*p))
+				p++;
+			if (*p == '>') {
+				p++;
+				break;
+			}
+			if (!closing && p[0] == '/' && p[1] == '>') {
+				p += 2;
+				break;
+			}
+			if (closing)
+				BAD("a closing tag with attributes");
+			const char *an = p;
+			while (NAMECH(*p))
+				p++;
+			size_t al = (size_t)(p - an);
+			int known_attr = al > 0 && isalpha((unsigned char)*an);
+			int i = 0;
+			for (; known_attr && attrs[i]; i++)
+				if (strlen(attrs[i]) == al && !strncmp(attrs[i], an, al))
+					break;
+			if (!known_attr || !attrs[i])
+				BAD("an attribute '%.*s'", (int)(al ? (al < 40 ? al : 40) : 1), al ? an : p);
+			while (WS(*p))
+				p++;
+			if (*p != '=')
+				BAD("attribute %.*s without a value", (int)al, an);
+			p++;
+			while (WS(*p))
+				p++;
+			char q = *p;
+			if (q != '"' && q != '\'')
+				BAD("an unquoted value of %.*s", (int)al, an);
+			const char *v = ++p, *ve = strchr(v, q);
+			if (!ve)
+				BAD("an unclosed value of %.*s", (int)al, an);
+			int href = (al == 4 && !strncmp(an, "href", 4)) || (al == 10 && !strncmp(an, "xlink:href", 10));
+			if (href && *v != '#')
+				BAD("a link out of the page");
+			for (const char *c = v; c < ve; c++) {
+				if (*c == '<')
+					BAD("'<' in the value of %.*s", (int)al, an);
+				if (*c == '&') {
+					size_t k = 0;
+					while (k < ARRAY_SIZE(ents) && strncmp(c, ents[k], strlen(ents[k])))
+						k++;
+					if (k == ARRAY_SIZE(ents))
+						BAD("a character reference in the value of %.*s", (int)al, an);
+				}
+				if (!strncasecmp(c, "url(", 4) && c[4] != '#')
+					BAD("url() out of the page");
+			}
+			p = ve + 1;
+			if (!WS(*p) && *p != '>' && *p != '/')
+				BAD("attributes run together after %.*s", (int)al, an);
 		}
 	}
 	return NULL;
+#undef BAD
+#undef WS
+#undef NAMECH
 }
 
 /* Inlines an SVG file: XML prolog and namespace URLs dropped (the HTML parser
@@ -492,14 +574,14 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 		free(buf);
 		return -1;
 	}
-	const char *why = svg_active(p);
-	if (why) {
-		fprintf(out, "<p class=\"note\">not inlined: ");
-		report_html_escape(out, path);
-		fprintf(out, " holds %s, which a report does not carry</p>", why);
-		fprintf(stderr, "wblab: report: warning: %s holds %s; not inlined\n", path, why);
+	/* rewritten into memory, checked, then written out */
+	FILE *page = out;
+	char *mem = NULL;
+	size_t memlen = 0;
+	out = open_memstream(&mem, &memlen);
+	if (!out) {
 		free(buf);
-		return -2;
+		return -1;
 	}
 	static const char *const drop[] = { " xmlns=\"http://www.w3.org/2000/svg\"",
 					     " xmlns:xlink=\"http://www.w3.org/1999/xlink\"",
@@ -570,6 +652,21 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 		fputc(*p++, out);
 	}
 	free(buf);
+	int bad = fclose(out) != 0;
+	char why[160];
+	const char *no = bad ? "out of memory" : svg_disallowed(mem, why, sizeof(why));
+	if (no) {
+		fprintf(page, "<p class=\"note\">not inlined: ");
+		report_html_escape(page, path);
+		fputs(" holds ", page);
+		report_html_escape(page, no);      /* it may quote the offending markup */
+		fputs(", which a report does not carry</p>", page);
+		fprintf(stderr, "wblab: report: warning: %s holds %s; not inlined\n", path, no);
+		free(mem);
+		return -2;
+	}
+	fwrite(mem, 1, memlen, page);
+	free(mem);
 	return 0;
 }
 
@@ -1054,7 +1151,11 @@ static void result_html(FILE *f, struct report *rp, const struct result *r, int 
 static void page_head(FILE *f, const struct report *rp, const char *const *dirs, int ndirs)
 {
 	const char *title = rp->o->title ? rp->o->title : "wblab report";
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
+	/* the page has no scripts of its own: a policy that forbids them (and
+	 * every fetch) is the backstop behind the SVG allowlist */
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'; img-src 'self' data:\">\n<title>", f);
 	ESC(f, title);
 	fprintf(f, "</title>\n<style>\n%s</style></head>\n<body>\n<h1>", css);
 	ESC(f, title);
