@@ -101,9 +101,9 @@ static const char *const meta_required[] = { "case", "group", "kernel", "fs", "j
 					      "thresh", "bg", "run" };
 
 /* No meta file: take CASE-KERNEL[.RUN] from the leaf (six '-' tokens of
- * case, the rest is the kernel) and GROUP from the directories between the
- * DIR argument (root) and the leaf - all of them, as a sweep's group is
- * several (thresh=1M/hz=100) - or the parent's name when there are none. */
+ * case, the rest is the kernel) and GROUP from the parent's name, with the
+ * KEY=V directories right above it that lie below the DIR argument (root):
+ * a sweep's group is several parts (thresh=1M/hz=100). */
 static int meta_from_dirname(struct kvfile *m, const char *dir, const char *root, char *err,
 			     size_t errlen)
 {
@@ -118,9 +118,21 @@ static int meta_from_dirname(struct kvfile *m, const char *dir, const char *root
 	*leaf++ = 0;
 	char *parent = strrchr(copy, '/');
 	parent = parent ? parent + 1 : copy;
-	size_t rl = rroot ? strlen(rroot) : 0;
-	if (rroot && rl > 1 && !strncmp(copy, rroot, rl) && copy[rl] == '/')
-		parent = copy + rl + 1;     /* the parts below the root */
+	/* a sweep's group parts (KEY=V) above the parent, while they stay below
+	 * the root: archive/2011/thresh=100M keeps thresh=100M, thresh=1M/hz=100
+	 * keeps both */
+	size_t rl = rroot && strlen(rroot) > 1 ? strlen(rroot) : 0;
+	int below = rl && !strncmp(copy, rroot, rl) && copy[rl] == '/';
+	while (below && strchr(parent, '=') && parent > copy + rl + 1) {
+		char *up = parent - 2;      /* the '/' before parent is at parent - 1 */
+		while (up > copy && *up != '/')
+			up--;
+		char *comp = up + 1;
+		size_t cl = (size_t)(parent - 1 - comp);
+		if (up < copy + rl || !memchr(comp, '=', cl))
+			break;
+		parent = comp;
+	}
 	free(rroot);
 	struct result_name rn;
 	char *tok[7], *p = rn.case_name;

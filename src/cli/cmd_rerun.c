@@ -119,11 +119,20 @@ static int canonical_cmdline(int wc, char **w, int *oi, int *pol, char *err, siz
 			snprintf(err, n, "%s given twice", opt);
 			return -1;
 		}
+		if (!strcmp(opt, "-k") && (strchr(w[i + 1], ',') || !strcmp(w[i + 1], "all"))) {
+			snprintf(err, n, "-k names more than one model");
+			return -1;
+		}
 		if (!strcmp(opt, "--policy"))
 			*pol = i + 1;
 		if (!strcmp(opt, "-o"))
 			*oi = i + 1;
 		i++;
+	}
+	if (i == wc - 1 && strpbrk(w[i], "{},")) {
+		/* a list or brace matrix would expand into many results */
+		snprintf(err, n, "CASE '%.80s' is a matrix, not one case", w[i]);
+		return -1;
 	}
 	if (i != wc - 1 || w[i][0] == '-' || *oi < 0 || !seen_k || !seen_t || !seen_seed) {
 		snprintf(err, n, "not '-k NAME -t T --seed S ... -o ROOT CASE'");
@@ -229,7 +238,7 @@ static int run_rerun(int argc, char **argv)
 	if (!differ)
 		printf("%s: identical to its rerun (%d files)\n", dir, files);
 	if (keep)
-		printf("rerun kept in %s\n", rel);
+		printf("rerun kept in %s\n", rel[0] ? rel : tmp);
 	else
 		remove_tree(tmp);
 	shell_words_free(wc, w);

@@ -74,6 +74,14 @@ for bad in "--pol $T/evil.so" "--p=$T/evil.so" "--ou=$T/victim" "-o $T/victim" "
 	wblab rerun "$R2" >o 2>&1; rc=$?
 	check "rerun refuses a cmdline with '${bad%% *}' added" '[ $rc = 1 ] && grep -q "only the cmdline" o && [ ! -e "$T/victim" ]'
 done
+for bad in "-k current,3.2-ioless" "-k all"; do
+	echo "${good/-k current/$bad}" >"$R2/cmdline"
+	wblab rerun "$R2" >o 2>&1; rc=$?
+	check "rerun refuses '$bad' before running anything (it would make many results)" '[ $rc = 1 ] && grep -q "more than one model" o'
+done
+echo "${good% *} 'thresh=10M/xfs-{1..3}dd-4k-8p-4096M-10M:10'" >"$R2/cmdline"
+wblab rerun "$R2" >o 2>&1; rc=$?
+check "rerun refuses a CASE matrix before running anything" '[ $rc = 1 ] && grep -q "is a matrix" o'
 echo "$good" >"$R2/cmdline"
 # a meta group that leads from the rerun's root back to DIR itself
 mkdir "$T/t" && cp -r "$R2" "$T/t/x" && sed -i 's/^write_bw .*/write_bw 99999/' "$T/t/x/stats" &&
