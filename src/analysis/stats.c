@@ -107,7 +107,6 @@ WBLAB_METRIC(FAIRNESS_JAIN, "fairness_jain", "", METRIC_HIGHER, ERAS_ALL, "task"
 
 #define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
 #define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
-#define PAGE_MB (1.0 / 256) /* 4 KiB pages per MiB */
 #define RL_BINS 256         /* time bins of task_ratelimit; widths double to fit */
 
 struct sample { int64_t ts_us; int64_t written; };

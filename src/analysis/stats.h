@@ -3,6 +3,9 @@
  * Memory is constant in trace length (rings and histograms, no sample lists). */
 #ifndef WBLAB_STATS_H
 #define WBLAB_STATS_H
+
+/* MiB per 4 KiB page: stats figures in MB come from page counts */
+#define PAGE_MB (1.0 / 256)
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -19,6 +19,7 @@
 #include "stats_control.h"
 #include "stats.h"
 #include "../result/metrics.h"
+#include "../sim/page_writeback.h"
 
 /* The metrics this file computes: its rows of the one metric table.  The
  * build collects every file's WBLAB_METRIC rows into that table
@@ -61,7 +62,6 @@ WBLAB_METRIC(TASK_RATELIMIT_FAIR_RATIO, "task_ratelimit_fair_ratio", "", METRIC_
 WBLAB_METRIC(TASK_RATELIMIT_FAIR_ERR_PCT, "task_ratelimit_fair_err_pct", "%", METRIC_LOWER, ERAS_IOLESS,
 	     "trace", "mean |that ratio - 1| in %")
 
-#define PAGE_MB (1.0 / 256)
 #define RECOUNT_US 100000        /* dirtying tasks are recounted this often */
 
 void control_init(struct control_acc *c)
@@ -213,11 +213,13 @@ static void feed_gds(struct control_acc *c, const struct wb_event *e)
 	c->thresh = e->v[F_THRESH];
 	c->bg = e->v[F_BG_THRESH];
 	c->limit = e->v[F_LIMIT];
-	/* as balance_dirty_pages: freerun = dirty_freerun_ceiling(thresh, bg),
-	 * limit = hard_dirty_limit(thresh), setpoint halfway between */
-	int64_t hard = c->thresh > c->limit ? c->thresh : c->limit;
-	double ceiling = (double)((c->thresh + c->bg) / 2);
-	double sp = (double)(((c->thresh + c->bg) / 2 + hard) / 2);
+	/* as balance_dirty_pages: the freerun ceiling, the hard limit
+	 * (hard_dirty_limit: max(thresh, the smoothed limit)), the setpoint
+	 * halfway between */
+	uint64_t hard = (uint64_t)(c->thresh > c->limit ? c->thresh : c->limit);
+	uint64_t freerun = dirty_freerun_ceiling((uint64_t)c->thresh, (uint64_t)c->bg);
+	double ceiling = (double)freerun;
+	double sp = (double)((freerun + hard) / 2);
 	if (c->have_bdp_sp && c->bdp_thresh == c->thresh && c->bdp_bg == c->bg && c->bdp_limit == c->limit)
 		sp = (double)c->bdp_sp;
 	else
