@@ -80,8 +80,8 @@ static const struct po_option options[] = {
 		"default: number of CPUs)"),
 	OPT_FLAG(0, "from-trace", o.from_trace,
 		 "read the trace even when the simulator saved the series\n"
-		 "(DIR/plot-series, used when it is not older than the trace\n"
-		 "and --max-points is at most 2000)"),
+		 "(DIR/plot-series, used while the trace has the size it\n"
+		 "records and --max-points is at most 2000)"),
 	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal"),
 	OPT_FLAG(0, "no-gnuplot", o.no_gnuplot, "write the .dat and .gp files only (older images of\n"
 						"those graphs are removed)"),
