@@ -10,6 +10,7 @@ struct alloc_inode {
 	uint64_t lstart, len;     /* file pages [lstart, lstart + len) ... */
 	uint64_t pstart;          /* ... are at this sector */
 	uint64_t reserve_end;     /* xfs: end of the delalloc reservation incl. EOF prealloc */
+	struct blk_ioends ioends; /* the file's completion units (blk_ioend.c) */
 	struct alloc_inode *all_next;
 };
 

@@ -18,6 +18,7 @@ void alloc_base_destroy(void *a)
 		return;
 	for (struct alloc_inode *ai = b->all, *n; ai; ai = n) {
 		n = ai->all_next;
+		blk_ioends_free(&ai->ioends);
 		free(ai);
 	}
 	free(b);

@@ -73,6 +73,30 @@ extern const struct blk_dev_type dev_hdd, dev_ssd, dev_loop;
  * without the rotational latency */
 double hdd_seek_ns(const void *hdd, uint64_t from, uint64_t to);
 
+/* ---- the file system's completion unit (blk_ioend.c) ---------------------- */
+/* one file's ioends as cumulative page counts: pages submitted, completed by
+ * the device and ended (writeback over); the ends of closed ioends not yet
+ * ended, oldest first (a ring) */
+struct blk_ioends {
+	uint64_t submitted, completed, ended;
+	uint64_t open_start, next_sector;   /* the ioend being built */
+	uint64_t *end;
+	size_t head, n, cap;
+};
+/* pages per ioend for this run (0: writeback ends per request) */
+uint64_t blk_ioend_pages(const struct sim *s);
+/* a bio of `pages` at `sector` joins the open ioend, or closes it first when
+ * the ioend would exceed `limit` or (contiguous_only) the bio is not
+ * physically contiguous with it */
+void blk_ioend_add(struct blk_ioends *io, uint64_t limit, int contiguous_only, uint64_t sector, uint64_t pages);
+/* the end of ->writepages: close the open ioend */
+void blk_ioend_submit_done(struct sim *s, struct inode *inode, struct blk_ioends *io);
+/* the device completed `pages` of the file */
+void blk_ioend_completed(struct sim *s, struct inode *inode, struct blk_ioends *io, uint64_t pages);
+void blk_ioends_free(struct blk_ioends *io);
+/* tests: called instead of end_page_writeback when an ioend ends */
+extern void (*blk_ioend_end_hook)(struct sim *s, struct inode *inode, uint64_t pages);
+
 /* ---- block allocation of each file system: one file each ---------------- */
 struct blk_alloc_type {
 	const char *name;
@@ -122,6 +146,9 @@ struct blk_queue {
 	 * inodes (the NFS server's disk) completes them here instead */
 	void (*end_io)(struct sim *s, struct blk_queue *q, struct blk_rq *rq);
 	void *end_io_ctx;
+	/* pages end writeback per ioend of this many pages (0: per request) */
+	uint64_t ioend_pages;
+	int ioend_contiguous;           /* xfs: an ioend is one physically contiguous run */
 };
 
 /* Build a queue with elevator, device and allocator; NULL on bad names or no memory. */

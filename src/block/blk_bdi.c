@@ -4,7 +4,7 @@
  * preset device (docs/storage-model.md). */
 #include <stdlib.h>
 #include <string.h>
-#include "blk.h"
+#include "alloc.h"
 #include "dev_presets.h"
 #include "../analysis/stats.h"
 #include "../sim/page_writeback.h"
@@ -73,6 +73,8 @@ struct blk_queue *blk_bdi_create(struct sim *s, struct bdi *bdi, char *err, size
 	}
 	q->has_congestion = !mq;
 	q->bdi = bdi;
+	q->ioend_pages = blk_ioend_pages(s);
+	q->ioend_contiguous = !strcmp(s->c.fs, "xfs");
 	return q;
 }
 
@@ -102,8 +104,13 @@ static void blk_writepages(struct sim *s, struct sthread *th, struct inode *inod
 		wbc->nr_to_write -= (int64_t)k;
 		inode->bdi->io_count[dirtier]++;
 		inode->bdi->io_pages[dirtier] += k;
+		if (q->ioend_pages)
+			blk_ioend_add(&alloc_inode_get(q->alloc_data, inode)->ioends, q->ioend_pages,
+				      q->ioend_contiguous, sector, k);
 		blk_submit_bio(s, q, &plug, inode, sector, k, dirtier);
 	}
+	if (q->ioend_pages)
+		blk_ioend_submit_done(s, inode, &alloc_inode_get(q->alloc_data, inode)->ioends);
 	blk_finish_plug(s, q, &plug);
 }
 

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "blk.h"
+#include "alloc.h"
 #include "../sim/page_writeback.h"
 
 void (*blk_end_io_hook)(struct sim *s, struct blk_rq *rq);
@@ -355,7 +355,12 @@ void blk_end_request(struct sim *s, void *arg, struct blk_rq *rq)
 		blk_end_io_hook(s, rq);
 	} else {
 		for (int i = 0; i < rq->nseg; i++) {
-			end_page_writeback(s, rq->seg[i].inode, rq->seg[i].pages, 0);
+			struct inode *inode = rq->seg[i].inode;
+			if (q->ioend_pages)
+				blk_ioend_completed(s, inode, &alloc_inode_get(q->alloc_data, inode)->ioends,
+						    rq->seg[i].pages);
+			else
+				end_page_writeback(s, inode, rq->seg[i].pages, 0);
 			q->completed_pages += rq->seg[i].pages;
 		}
 	}

@@ -21,6 +21,7 @@ struct disk_params {
 struct dev_params {
 	char model[DEV_NAME_LEN];    /* preset: fifo, hdd-2011, ssd, nvme, loop */
 	char elevator[DEV_NAME_LEN]; /* auto, noop, none, deadline, mq-deadline, cfq */
+	char ioend[DEV_NAME_LEN];    /* auto (the file system's completion unit), request */
 	uint64_t nr_requests;        /* 0: the kernel's default for the queue */
 	uint64_t max_sectors_kb;     /* largest request */
 	uint64_t queue_depth;        /* requests the device holds at once (NCQ tags) */

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include "block/blk.h"
 #include "block/alloc.h"
+#include "throttle/throttle.h"
 
 int sim_run_events(struct sim *s);
 
@@ -581,6 +582,129 @@ static void a_throttle_releases_a_slice_of_budget_at_a_time(void **state)
 	free(s.heap);
 }
 
+/* ---- the file system's completion unit (blk_ioend.c) ---------------------- */
+
+static uint64_t ended_calls, ended_pages[8];
+static void record_end(struct sim *s, struct inode *inode, uint64_t pages)
+{
+	(void)s, (void)inode;
+	if (ended_calls < 8)
+		ended_pages[ended_calls] = pages;
+	ended_calls++;
+}
+
+static void ioend_start(void)
+{
+	ended_calls = 0;
+	memset(ended_pages, 0, sizeof(ended_pages));
+	blk_ioend_end_hook = record_end;
+}
+
+/* 12 contiguous bios of 256 pages in one writepages (3072 pages): ext4 makes
+ * io_ends of 2048 and 1024 pages; each ends only when its last page is done */
+static void ext4_io_ends_are_8_mib_and_end_when_all_their_pages_completed(void **state)
+{
+	(void)state;
+	struct blk_ioends io = { 0 };
+	ioend_start();
+	for (int i = 0; i < 12; i++)
+		blk_ioend_add(&io, 2048, 0, 1000 + (uint64_t)i * 256 * PAGE_SECTORS, 256);
+	blk_ioend_submit_done(NULL, &ino_a, &io);
+	blk_ioend_completed(NULL, &ino_a, &io, 2000);
+	assert_int_equal(ended_calls, 0);
+	blk_ioend_completed(NULL, &ino_a, &io, 48);
+	assert_int_equal(ended_calls, 1);
+	assert_int_equal(ended_pages[0], 2048);
+	blk_ioend_completed(NULL, &ino_a, &io, 1000);
+	assert_int_equal(ended_calls, 1);
+	blk_ioend_completed(NULL, &ino_a, &io, 24);
+	assert_int_equal(ended_calls, 2);
+	assert_int_equal(ended_pages[1], 1024);
+	assert_int_equal(io.ended, 3072);
+	assert_int_equal(io.n, 0);
+	blk_ioends_free(&io);
+	blk_ioend_end_hook = NULL;
+}
+
+/* xfs: 100 pages at sector 0 and 100 at 800 are one run (800 = 100 pages of
+ * 8 sectors); 50 at 5000 start a new ioend.  The file's 50 completed pages
+ * are credited to the oldest ioend first, so nothing ends until 200 more. */
+static void an_xfs_ioend_is_one_contiguous_run_credited_in_submission_order(void **state)
+{
+	(void)state;
+	struct blk_ioends io = { 0 };
+	ioend_start();
+	blk_ioend_add(&io, 4096, 1, 0, 100);
+	blk_ioend_add(&io, 4096, 1, 800, 100);
+	blk_ioend_add(&io, 4096, 1, 5000, 50);
+	blk_ioend_submit_done(NULL, &ino_a, &io);
+	blk_ioend_completed(NULL, &ino_a, &io, 50);
+	assert_int_equal(ended_calls, 0);
+	blk_ioend_completed(NULL, &ino_a, &io, 150);
+	assert_int_equal(ended_calls, 1);
+	assert_int_equal(ended_pages[0], 200);
+	blk_ioend_completed(NULL, &ino_a, &io, 50);
+	assert_int_equal(ended_calls, 2);
+	assert_int_equal(ended_pages[1], 50);
+	/* a limit closes a run too: 4096 + 10 contiguous pages are two ioends */
+	struct blk_ioends big = { 0 };
+	blk_ioend_add(&big, 4096, 1, 0, 4096);
+	blk_ioend_add(&big, 4096, 1, 4096 * PAGE_SECTORS, 10);
+	blk_ioend_submit_done(NULL, &ino_a, &big);
+	assert_int_equal(big.n, 2);
+	blk_ioends_free(&io);
+	blk_ioends_free(&big);
+	blk_ioend_end_hook = NULL;
+}
+
+/* pages completed while writepages still builds the ioend wait for its close */
+static void an_open_ioend_never_ends_before_writepages_is_done(void **state)
+{
+	(void)state;
+	struct blk_ioends io = { 0 };
+	ioend_start();
+	blk_ioend_add(&io, 2048, 0, 0, 100);
+	blk_ioend_completed(NULL, &ino_a, &io, 100);
+	assert_int_equal(ended_calls, 0);
+	blk_ioend_submit_done(NULL, &ino_a, &io);
+	assert_int_equal(ended_calls, 1);
+	assert_int_equal(ended_pages[0], 100);
+	/* many ioends in flight at once: the ring grows and keeps their order */
+	for (int i = 0; i < 40; i++) {
+		blk_ioend_add(&io, 2048, 0, 0, 10 + (uint64_t)i);
+		blk_ioend_submit_done(NULL, &ino_a, &io);
+	}
+	assert_int_equal(io.n, 40);
+	blk_ioend_completed(NULL, &ino_a, &io, 10 + 11 + 12);
+	assert_int_equal(ended_calls, 4);
+	assert_int_equal(ended_pages[3], 12);
+	blk_ioends_free(&io);
+	blk_ioend_end_hook = NULL;
+}
+
+static void ioends_apply_to_current_on_ext4_and_xfs_only(void **state)
+{
+	(void)state;
+	struct sim s;
+	bare_sim(&s);
+	s.model = throttle_lookup("current");
+	assert_non_null(s.model);
+	snprintf(s.p.dev.ioend, sizeof(s.p.dev.ioend), "auto");
+	snprintf(s.c.fs, sizeof(s.c.fs), "ext4");
+	assert_int_equal(blk_ioend_pages(&s), 2048);
+	snprintf(s.c.fs, sizeof(s.c.fs), "xfs");
+	assert_int_equal(blk_ioend_pages(&s), 4096);
+	snprintf(s.c.fs, sizeof(s.c.fs), "btrfs");
+	assert_int_equal(blk_ioend_pages(&s), 0);
+	snprintf(s.c.fs, sizeof(s.c.fs), "ext4");
+	snprintf(s.p.dev.ioend, sizeof(s.p.dev.ioend), "request");
+	assert_int_equal(blk_ioend_pages(&s), 0);
+	snprintf(s.p.dev.ioend, sizeof(s.p.dev.ioend), "auto");
+	s.model = throttle_lookup("3.2-ioless");
+	assert_non_null(s.model);
+	assert_int_equal(blk_ioend_pages(&s), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -601,6 +725,10 @@ int main(void)
 		cmocka_unit_test(loop_requests_share_the_host_bandwidth),
 		cmocka_unit_test(a_long_sequential_stream_runs_at_the_device_bandwidth),
 		cmocka_unit_test(a_throttle_releases_a_slice_of_budget_at_a_time),
+		cmocka_unit_test(ext4_io_ends_are_8_mib_and_end_when_all_their_pages_completed),
+		cmocka_unit_test(an_xfs_ioend_is_one_contiguous_run_credited_in_submission_order),
+		cmocka_unit_test(an_open_ioend_never_ends_before_writepages_is_done),
+		cmocka_unit_test(ioends_apply_to_current_on_ext4_and_xfs_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
