@@ -48,6 +48,11 @@ static double num(const struct kv_want *w, const char *key, double dflt)
 	return dflt;
 }
 
+#define COST_BUCKETS 400          /* 0.25 us each: 0..100 us per page */
+#define COST_BUCKET_NS 250.0
+#define COST_GAP_US 2000          /* a longer gap held a sleep, not only CPU */
+#define COST_WINDOW_PAGES 256
+
 struct trace_facts {
 	double pause_s;            /* writers' sleeps */
 	double awrite_median;      /* KB/s, second half */
@@ -58,7 +63,36 @@ struct trace_facts {
 	uint64_t ngds;
 	int64_t gds_first_us, gds_last_us, written_first, written_last;
 	struct stats_stall stall;
+	/* the writers' dirtying cost: pages by cost per page (wall time x the
+	 * writers running at once / pages) over intervals between two
+	 * global_dirty_state samples of writers no more than COST_GAP_US apart */
+	double par;                /* min(writers, CPUs), set before the pass */
+	uint64_t cost_pages[COST_BUCKETS];
+	int64_t cost_last_us, cost_last_dirtied, win_us, win_pages;
 };
+
+/* Windows of at least COST_WINDOW_PAGES: the global dirtied counter moves in
+ * per-CPU batches (vmstat thresholds, tens of pages), so one interval between
+ * two samples is noise; the fast and slow runs are 1000-2000 pages long. */
+static void cost_feed(struct trace_facts *tf, int64_t ts_us, int64_t dirtied)
+{
+	int64_t dt = ts_us - tf->cost_last_us, dp = dirtied - tf->cost_last_dirtied;
+	if (tf->cost_last_us && dt >= 0 && dt < COST_GAP_US && dp >= 0) {
+		tf->win_us += dt;
+		tf->win_pages += dp;
+		if (tf->win_pages >= COST_WINDOW_PAGES) {
+			double ns = (double)tf->win_us * 1000.0 * tf->par / (double)tf->win_pages;
+			size_t b = (size_t)(ns / COST_BUCKET_NS);
+			if (b < COST_BUCKETS)
+				tf->cost_pages[b] += (uint64_t)tf->win_pages;
+			tf->win_us = tf->win_pages = 0;
+		}
+	} else {
+		tf->win_us = tf->win_pages = 0;
+	}
+	tf->cost_last_us = ts_us;
+	tf->cost_last_dirtied = dirtied;
+}
 
 /* Pass 1 over the trace: the writers' sleeps, the first threshold and the
  * trace's time span.  Pass 2 takes the median of the kernel's own write
@@ -98,6 +132,8 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 			tf->gds_last_us = e.ts_us;
 			tf->written_last = e.v[F_WRITTEN];
 			stats_stall_feed(&tf->stall, e.ts_us, e.v[F_WRITEBACK], e.v[F_WRITTEN]);
+			if (!stats_is_flusher(e.comm) && wb_event_has(&e, F_DIRTIED))
+				cost_feed(tf, e.ts_us, e.v[F_DIRTIED]);
 		}
 		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0)
 			tf->pause_s += (double)e.v[F_PAUSE] / 1000.0;
@@ -106,11 +142,12 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 	return rc < 0 ? -1 : 0;
 }
 
-static int read_trace_facts(const char *dir, struct trace_facts *tf, char *err, size_t errlen)
+static int read_trace_facts(const char *dir, struct trace_facts *tf, double par, char *err, size_t errlen)
 {
 	char path[4200];
 	trace_result_path(dir, path, sizeof(path));
 	memset(tf, 0, sizeof(*tf));
+	tf->par = par;
 	tf->first_gds_thresh = -1;
 	int64_t first = -1, last = 0;
 	if (trace_pass(path, tf, &first, &last, 0, NULL, err, errlen))
@@ -293,6 +330,49 @@ static void derive_bdi_start(struct calibration *cal, const struct trace_facts *
 	cal->init_dirty_ratelimit_kbps = seen ? (double)tf->init_dirty_ratelimit : INIT_BW_KBPS;
 }
 
+#define FAULT_MIN_PAGES 10000     /* sampled pages needed to split the cost */
+#define FAULT_MIN_SHARE 0.02      /* below this the cost is one figure */
+#define DEFAULT_BLOCK_ORDER 9     /* x86 pageblock_order: 2 MiB */
+
+/* The writers' cost per page in two parts: the fast runs and the rest.  A
+ * real writer's cost per page is not one figure in a VM with free page
+ * reporting: frames the host took back cost a host fault on first touch
+ * (19 us against 2 us here), and they come in blocks, so the trace shows
+ * runs of fast and slow dirtying.  The fast runs' cost is the page-weighted
+ * mean below twice the 10th percentile (a run is fast when it costs less
+ * than twice the fastest tenth); the slow share is the rest.  The mean cost
+ * stays what the CPU time says (cpu_page_ns above): the fast runs get the
+ * fast cost, and host_fault_ns is what the slow share must add to make up
+ * the mean.  The block is the kernel's reporting unit, 2^order pages. */
+static void derive_frame_faults(struct calibration *cal, const struct trace_facts *tf, double bs_pages)
+{
+	uint64_t total = 0, seen = 0, fast = 0;
+	double fast_ns = 0;
+	size_t b10 = COST_BUCKETS;
+	for (size_t b = 0; b < COST_BUCKETS; b++)
+		total += tf->cost_pages[b];
+	if (total < FAULT_MIN_PAGES)
+		return;
+	for (size_t b = 0; b < COST_BUCKETS && b10 == COST_BUCKETS; b++)
+		if ((seen += tf->cost_pages[b]) * 10 >= total)
+			b10 = b;
+	double limit = 2.0 * ((double)b10 + 0.5) * COST_BUCKET_NS;
+	for (size_t b = 0; b < COST_BUCKETS && ((double)b + 0.5) * COST_BUCKET_NS < limit; b++) {
+		fast += tf->cost_pages[b];
+		fast_ns += (double)tf->cost_pages[b] * ((double)b + 0.5) * COST_BUCKET_NS;
+	}
+	cal->fast_page_ns = fast ? fast_ns / (double)fast : 0;
+	cal->slow_share = 1.0 - (double)fast / (double)total;
+	double fast_page = fmax(cal->fast_page_ns - cal->syscall_ns / bs_pages, MIN_CPU_PAGE_NS);
+	if (cal->slow_share < FAULT_MIN_SHARE || fast_page >= cal->cpu_page_ns)
+		return;
+	cal->host_fault_pct = 100.0 * cal->slow_share;
+	cal->host_fault_ns = (cal->cpu_page_ns - fast_page) / cal->slow_share;
+	int order = cal->page_reporting_order >= 0 ? cal->page_reporting_order : DEFAULT_BLOCK_ORDER;
+	cal->host_fault_block_kb = 4.0 * (double)(1 << order);
+	cal->cpu_page_ns = fast_page;
+}
+
 static void derive(struct calibration *cal, const struct trace_facts *tf, double write_bw)
 {
 	double bs_pages = (double)(cal->c.bs / PAGE_SIZE_BYTES ? cal->c.bs / PAGE_SIZE_BYTES : 1);
@@ -329,6 +409,19 @@ static void derive(struct calibration *cal, const struct trace_facts *tf, double
 	cal->cpu_page_ns = fmax(cal->cpu_page_ns, MIN_CPU_PAGE_NS);
 	cal->dirtyable_pct = derive_dirtyable_pct(cal, tf->first_gds_thresh);
 	derive_bdi_start(cal, tf);
+	derive_frame_faults(cal, tf, bs_pages);
+}
+
+/* page_reporting.page_reporting_order=N on the kernel command line; -1 if absent */
+static int reporting_order(const char *cmdline)
+{
+	static const char key[] = "page_reporting.page_reporting_order=";
+	const char *p = strstr(cmdline, key);
+	if (!p)
+		return -1;
+	char *end;
+	long v = strtol(p + sizeof(key) - 1, &end, 10);
+	return end != p + sizeof(key) - 1 && v >= 0 && v <= 18 ? (int)v : -1;
 }
 
 /* The scheduler in brackets of env's io_scheduler ("[none] mq-deadline ..."),
@@ -360,7 +453,7 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	struct kv_want pa[] = { { "runtime_s", "", 0, 0 }, { "runtime", "", 0, 0 },
 				{ "device_bw_mbps", "", 0, 0 }, { NULL, "", 0, 0 } };
 	struct kv_want env[] = { { "device", "", 0, 0 }, { "io_scheduler", "", 0, 0 },
-				 { NULL, "", 0, 0 } };
+				 { "proc_cmdline", "", 0, 0 }, { NULL, "", 0, 0 } };
 	struct kv_want knobs[] = { { "bdi.strict_limit", "", 0, 0 }, { "bdi.min_ratio", "", 0, 0 },
 				   { "bdi.max_ratio", "", 0, 0 }, { NULL, "", 0, 0 } };
 	if (read_keys(dir, "stats", st, 1, 1, err, errlen) ||
@@ -387,8 +480,9 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	cal->loop_device = env[0].found && strncmp(env[0].val, "/dev/loop", 9) == 0;
 	if (env[1].found)
 		pick_elevator(env[1].val, cal->elevator, sizeof(cal->elevator));
+	cal->page_reporting_order = env[2].found ? reporting_order(env[2].val) : -1;
 	struct trace_facts tf;
-	if (read_trace_facts(dir, &tf, err, errlen))
+	if (read_trace_facts(dir, &tf, fmin(cal->c.ndd, cal->c.cpus), err, errlen))
 		return -1;
 	cal->pause_s = tf.pause_s;
 	cal->awrite_bw_steady = tf.awrite_median / 1024.0;
@@ -432,9 +526,19 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 	k[n++] = (struct cal_key){ "syscall_ns", c->syscall_ns, "800 ns of CPU per write() over the writers' CPU share",
 				   NULL };
 	k[n++] = (struct cal_key){ "cpu_page_ns", c->cpu_page_ns,
-				   c->writers_cpu_s > 0 ? "writers' own CPU time per page, minus syscall_ns, over their CPU share"
+				   c->host_fault_ns > 0 ? "writers' cost per page in their fast runs (trace), minus syscall_ns"
+				   : c->writers_cpu_s > 0 ? "writers' own CPU time per page, minus syscall_ns, over their CPU share"
 				   : "writer time per page outside pauses, minus syscall_ns (no CPU time recorded)",
 				   NULL };
+	if (c->host_fault_ns > 0) {
+		k[n++] = (struct cal_key){ "host_fault_ns", c->host_fault_ns,
+					   "the slow share's extra cost per page, so that the mean is the CPU time's", NULL };
+		k[n++] = (struct cal_key){ "host_fault_pct", c->host_fault_pct,
+					   "share of sampled pages dirtied slower than twice the fastest tenth", NULL };
+		k[n++] = (struct cal_key){ "host_fault_block_kb", c->host_fault_block_kb,
+					   "free page reporting's block: 4 KiB << page_reporting_order (2 MiB if not given)",
+					   NULL };
+	}
 	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio", NULL };
 	k[n++] = (struct cal_key){ "bdi_init_write_bw_kbps", c->init_write_bw_kbps,
 				   "the bdi's avg write_bw at the first bdi_dirty_ratelimit event (the bdi outlives the attachment)",
@@ -466,7 +570,7 @@ static void key_text(const struct cal_key *k, const char *sep, char *a, size_t n
 
 int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen)
 {
-	struct cal_key k[20];
+	struct cal_key k[32];
 	int n = cal_keys(cal, k);
 	for (int i = 0; i < n; i++) {
 		char a[128];
@@ -479,7 +583,7 @@ int calibration_apply(const struct calibration *cal, struct sim_params *p, char 
 
 void calibration_write(const struct calibration *cal, FILE *f, int as_set)
 {
-	struct cal_key k[20];
+	struct cal_key k[32];
 	int n = cal_keys(cal, k);
 	fprintf(f, "# wblab calibrate: %s/%s, %.0f s; device %.1f MiB/s, kernel estimate %.1f MiB/s,\n"
 		   "# writers %.1f MiB, paused %.2f s, %.0f ns per page outside pauses\n"

@@ -37,6 +37,12 @@ struct calibration {
 	double hz, bw_mbps, cpu_page_ns, syscall_ns, max_request_kb, nr_requests, dirtyable_pct;
 	double queue_depth, latency_us, stall_every_s, stall_ms;
 	double init_write_bw_kbps, init_dirty_ratelimit_kbps;   /* the bdi's state at the start */
+	/* host frame faults (a VM with free page reporting): the writers'
+	 * dirtying cost per page in short trace intervals, fast runs vs the rest */
+	double fast_page_ns;       /* mean cost per page of the fast runs (0: none found) */
+	double slow_share;         /* share of the sampled pages outside them */
+	double host_fault_ns, host_fault_pct, host_fault_block_kb;   /* 0: not modelled */
+	int page_reporting_order;  /* from the run's kernel command line (-1: not given) */
 };
 
 /* Reads DIR; returns 0, or -1 with a one-line reason in err. */

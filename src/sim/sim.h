@@ -168,6 +168,10 @@ struct task {
 	struct prop_local dirties;
 	/* 3.3+: virtual time of the end of the last pause (0 = none yet) */
 	uint64_t dirty_paused_when;
+	/* host_fault_*: pages left in the current block of guest frames, and
+	 * whether the host must fault that block in (writer.c) */
+	uint64_t frame_block_left;
+	int frame_block_unbacked;
 };
 
 /* ---- the whole machine ----------------------------------------------------- */

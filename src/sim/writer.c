@@ -2,16 +2,42 @@
 #include "page_writeback.h"
 #include "../throttle/throttle.h"
 
+/* The page a write() copies into is a newly allocated page-cache page.  In a
+ * VM with free page reporting (virtio-balloon), free guest frames in blocks
+ * of 2^page_reporting_order pages are handed back to the host, and the first
+ * touch of such a frame traps to the host, which faults in and zeroes a page:
+ * on this project's Firecracker VM a first touch costs ~19 us per page, a
+ * re-touch of a still-backed frame ~2 us (docs/current-model.md).  The
+ * allocator hands a writer frames block by block, so the cost comes in runs:
+ * each block of host_fault_block_kb is unbacked with probability
+ * host_fault_pct (seeded; no draw at all when host_fault_ns is 0). */
+static double frame_fault_ns(struct sim *s, struct task *t)
+{
+	if (s->p.host_fault_ns <= 0 || s->p.host_fault_pct <= 0) {
+		t->frame_block_left = UINT64_MAX;
+		return 0;
+	}
+	if (!t->frame_block_left) {
+		uint64_t pages = (uint64_t)(s->p.host_fault_block_kb / 4);
+		t->frame_block_left = pages ? pages : 1;
+		t->frame_block_unbacked = sim_rand(s) * 100.0 < s->p.host_fault_pct;
+	}
+	return t->frame_block_unbacked ? s->p.host_fault_ns : 0;
+}
+
 /* generic_perform_write loop of `dd if=/dev/zero of=FILE bs=BS` */
 static void dd_main(void *arg)
 {
 	struct task *t = arg;
 	struct sim *s = t->th.sim;
-	double per_page = s->p.cpu_page_ns + s->p.syscall_ns / (double)t->bs_pages;
-	uint64_t burst = (uint64_t)(s->p.batch_max_us * 1000.0 / per_page);
-	if (burst < 1)
-		burst = 1;
+	double base_page = s->p.cpu_page_ns + s->p.syscall_ns / (double)t->bs_pages;
 	for (;;) {
+		double per_page = base_page + frame_fault_ns(s, t);
+		uint64_t burst = (uint64_t)(s->p.batch_max_us * 1000.0 / per_page);
+		if (burst < 1)
+			burst = 1;
+		if (burst > t->frame_block_left)
+			burst = t->frame_block_left;
 		/* Dirty as many pages as page-by-page write()s would before anyone
 		 * could tell the difference: no further than the throttle's entry
 		 * point, and no later than the next event of another thread (the
@@ -29,6 +55,8 @@ static void dd_main(void *arg)
 		cpu_run(s, &t->th, (ktime_t)((double)n * per_page));
 		account_page_dirtied(s, t, n);
 		t->pages_written += n;
+		if (t->frame_block_left != UINT64_MAX)
+			t->frame_block_left -= n;
 		s->model->ratelimited(s, t, n);
 	}
 }

@@ -339,9 +339,104 @@ static void a_cap_with_busy_time_is_a_throttle_before_the_device(void **state)
 	free(buf);
 }
 
+/* Host frame faults.  One dd, 2 CPUs; its global_dirty_state samples every 64
+ * pages, from t = 1 s: runs of 2048 pages at 2 us a page and 2048 at 16 us,
+ * six of each (24576 pages).  Windows of 256 pages never straddle two runs:
+ * half the pages cost 2000 ns (bucket [2000, 2250), centre 2125) and half
+ * 16000 ns.  The fastest tenth is at 2125, the limit 4250: the fast runs'
+ * cost is 2125 ns, the slow share 0.5.  The writer's CPU time, 24576 pages x
+ * 9 us = 0.221184 s, gives a mean cpu_page_ns of 9000 - 800 = 8200; the fast
+ * runs get 2125 - 800 = 1325 and host_fault_ns = (8200 - 1325) / 0.5 = 13750
+ * at 50 %; page_reporting_order=11 on the command line: 8192 KiB blocks. */
+static void make_fault_result(char *dir, const char *cmdline)
+{
+	assert_non_null(mkdtemp(dir));
+	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
+	put(dir, "stats", "write_bw 9.6\ndev_write_bw 9.6\nwriters_mb 96\nruntime_s 10\n"
+			  "writers_cpu_s 0.221184\n");
+	char env[512];
+	snprintf(env, sizeof(env), "device = /dev/loop0\nproc_cmdline = %s\n", cmdline);
+	put(dir, "env", env);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	double t = 1.0;
+	long pages = 0;
+	for (int run = 0; run < 12; run++)
+		for (int i = 0; i < 2048 / 64; i++) {
+			fprintf(f, "              dd-100   [000] %12.6f: global_dirty_state: dirty=100 "
+				"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n",
+				t, pages);
+			pages += 64;
+			t += 64 * (run % 2 ? 16e-6 : 2e-6);
+		}
+	fprintf(f, "              dd-100   [000] %12.6f: global_dirty_state: dirty=100 "
+		"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n", t, pages);
+	fclose(f);
+}
+
+static void host_frame_faults_split_the_writer_cost(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_fault_result(dir, "console=ttyS0 page_reporting.page_reporting_order=11 quiet");
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(fabs(cal.fast_page_ns - 2125) < 1e-6);
+	assert_true(fabs(cal.slow_share - 0.5) < 1e-3);
+	assert_true(fabs(cal.cpu_page_ns - 1325) < 1e-3);
+	assert_true(fabs(cal.host_fault_pct - 50) < 0.1);
+	assert_true(fabs(cal.host_fault_ns - 13750) < 30);
+	assert_true(cal.host_fault_block_kb == 8192);
+	struct sim_params p;
+	params_defaults(&p);
+	assert_int_equal(calibration_apply(&cal, &p, err, sizeof(err)), 0);
+	assert_true(fabs(p.host_fault_ns - cal.host_fault_ns) < 1e-3 && p.host_fault_block_kb == 8192);
+	/* without the order on the command line: x86's 2 MiB pageblock */
+	char dir2[] = "/tmp/wblab-calXXXXXX";
+	make_fault_result(dir2, "console=ttyS0");
+	rc = calibrate_dir(dir2, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir2);
+	assert_int_equal(rc, 0);
+	assert_true(cal.host_fault_block_kb == 2048);
+}
+
+/* One cost throughout: no split, the mean stays the CPU time's */
+static void one_writer_cost_is_not_split(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	assert_non_null(mkdtemp(dir));
+	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
+	put(dir, "stats", "write_bw 9.6\ndev_write_bw 9.6\nwriters_mb 96\nruntime_s 10\n"
+			  "writers_cpu_s 0.221184\n");
+	char path[512];
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (long i = 0; i < 24576 / 64; i++)
+		fprintf(f, "              dd-100   [000] %12.6f: global_dirty_state: dirty=100 "
+			"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n",
+			1.0 + (double)i * 64 * 9e-6, i * 64);
+	fclose(f);
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(cal.host_fault_ns == 0 && cal.host_fault_pct == 0);
+	assert_true(fabs(cal.cpu_page_ns - 8200) < 1e-3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(host_frame_faults_split_the_writer_cost),
+		cmocka_unit_test(one_writer_cost_is_not_split),
 		cmocka_unit_test(calibrates_hand_result),
 		cmocka_unit_test(missing_trace_is_an_error),
 		cmocka_unit_test(cpu_time_cap_and_knobs_are_used),
