@@ -15,8 +15,11 @@ static const char usage_text[] =
 	"size, scheduler, and the stall process (dev.stall_every_s, dev.stall_ms) when\n"
 	"the trace shows device stalls (counted, summed and the longest reported); the\n"
 	"writers' CPU cost per page and per write() over the CPU share they got\n"
-	"(cpu_page_ns, syscall_ns), the bdi's starting estimates (bdi_init_*: a loop\n"
-	"bdi outlives the attachment), HZ, and dirtyable_pct for ratio thresholds.\n"
+	"(cpu_page_ns, syscall_ns), split into fast runs and host frame faults\n"
+	"(host_fault_*) when the trace shows the writers dirtying in fast and slow\n"
+	"runs (a VM with free page reporting), the bdi's starting estimates\n"
+	"(bdi_init_*: a loop bdi outlives the attachment), HZ, and dirtyable_pct for\n"
+	"ratio thresholds.\n"
 	"Prints them as '--set KEY=VALUE' lines for 'wblab sim' and writes\n"
 	"'KEY = VALUE' lines to DIR/calibration.  docs/current-model.md says how each is\n"
 	"derived.\n\n";
