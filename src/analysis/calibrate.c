@@ -12,6 +12,8 @@
 #define DEFAULT_SYSCALL_NS 800.0   /* params.c default: fixed cost of one write() */
 #define DEFAULT_WRITEBACK_PAGE_NS 1000.0   /* params.c default: flusher CPU per page */
 #define MIN_CPU_PAGE_NS 100.0
+#define MAX_PAGE_ORDER 10         /* x86-64: the buddy allocator's largest order */
+#define PAGEBLOCK_ORDER 9         /* x86-64 with huge pages: 2 MiB */
 
 struct kv_want { const char *key; char val[256]; int found; double num; };
 
@@ -135,8 +137,13 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 			if (!stats_is_flusher(e.comm) && wb_event_has(&e, F_DIRTIED))
 				cost_feed(tf, e.ts_us, e.v[F_DIRTIED]);
 		}
-		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0)
+		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0) {
 			tf->pause_s += (double)e.v[F_PAUSE] / 1000.0;
+			/* a writer sleeps: its sleep is no dirtying cost, for it or
+			 * (several writers share the window) for the others */
+			tf->win_us = tf->win_pages = 0;
+			tf->cost_last_us = 0;
+		}
 	}
 	trace_reader_close(r);
 	return rc < 0 ? -1 : 0;
@@ -332,7 +339,7 @@ static void derive_bdi_start(struct calibration *cal, const struct trace_facts *
 
 #define FAULT_MIN_PAGES 10000     /* sampled pages needed to split the cost */
 #define FAULT_MIN_SHARE 0.02      /* below this the cost is one figure */
-#define DEFAULT_BLOCK_ORDER 9     /* x86 pageblock_order: 2 MiB */
+#define FAULT_MAX_NS 1e6          /* host_fault_ns's range */
 
 /* The writers' cost per page in two parts: the fast runs and the rest.  A
  * real writer's cost per page is not one figure in a VM with free page
@@ -364,11 +371,20 @@ static void derive_frame_faults(struct calibration *cal, const struct trace_fact
 	cal->fast_page_ns = fast ? fast_ns / (double)fast : 0;
 	cal->slow_share = 1.0 - (double)fast / (double)total;
 	double fast_page = fmax(cal->fast_page_ns - cal->syscall_ns / bs_pages, MIN_CPU_PAGE_NS);
-	if (cal->slow_share < FAULT_MIN_SHARE || fast_page >= cal->cpu_page_ns)
+	/* the fastest tenth must lie in the fast runs: with more than ~90 %
+	 * slow pages it lies in the slow ones, and the cost stays one figure */
+	double mean_ns = 0;
+	for (size_t b = 0; b < COST_BUCKETS; b++)
+		mean_ns += (double)tf->cost_pages[b] * ((double)b + 0.5) * COST_BUCKET_NS;
+	mean_ns /= (double)total;
+	if (cal->slow_share < FAULT_MIN_SHARE || fast_page >= cal->cpu_page_ns || 2 * cal->fast_page_ns > mean_ns)
+		return;
+	double fault_ns = (cal->cpu_page_ns - fast_page) / cal->slow_share;
+	if (fault_ns > FAULT_MAX_NS)
 		return;
 	cal->host_fault_pct = 100.0 * cal->slow_share;
-	cal->host_fault_ns = (cal->cpu_page_ns - fast_page) / cal->slow_share;
-	int order = cal->page_reporting_order >= 0 ? cal->page_reporting_order : DEFAULT_BLOCK_ORDER;
+	cal->host_fault_ns = fault_ns;
+	int order = cal->page_reporting_order >= 0 ? cal->page_reporting_order : PAGEBLOCK_ORDER;
 	cal->host_fault_block_kb = 4.0 * (double)(1 << order);
 	cal->cpu_page_ns = fast_page;
 }
@@ -412,16 +428,36 @@ static void derive(struct calibration *cal, const struct trace_facts *tf, double
 	derive_frame_faults(cal, tf, bs_pages);
 }
 
-/* page_reporting.page_reporting_order=N on the kernel command line; -1 if absent */
+/* an order 0..MAX_PAGE_ORDER from text; -1 if it is not one */
+static int order_of(const char *v)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	return end != v && (*end == 0 || *end == '\n') && n >= 0 && n <= MAX_PAGE_ORDER ? (int)n : -1;
+}
+
+/* The reporting order a kernel command line asks for: its last
+ * page_reporting.page_reporting_order=N before a "--" (what follows that goes
+ * to init).  The kernel refuses an order above MAX_PAGE_ORDER and keeps
+ * pageblock_order, as it does when none is given: -1 then. */
 static int reporting_order(const char *cmdline)
 {
 	static const char key[] = "page_reporting.page_reporting_order=";
-	const char *p = strstr(cmdline, key);
-	if (!p)
+	const char *stop = strstr(cmdline, " -- "), *p = cmdline, *hit = NULL;
+	while ((p = strstr(p, key)) && (!stop || p < stop)) {
+		if (p == cmdline || p[-1] == ' ')
+			hit = p + sizeof(key) - 1;
+		p += sizeof(key) - 1;
+	}
+	if (!hit)
 		return -1;
-	char *end;
-	long v = strtol(p + sizeof(key) - 1, &end, 10);
-	return end != p + sizeof(key) - 1 && v >= 0 && v <= 18 ? (int)v : -1;
+	char word[16];
+	size_t n = strcspn(hit, " ");
+	if (n >= sizeof(word))
+		return -1;
+	memcpy(word, hit, n);
+	word[n] = 0;
+	return order_of(word);
 }
 
 /* The scheduler in brackets of env's io_scheduler ("[none] mq-deadline ..."),
@@ -453,7 +489,8 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	struct kv_want pa[] = { { "runtime_s", "", 0, 0 }, { "runtime", "", 0, 0 },
 				{ "device_bw_mbps", "", 0, 0 }, { NULL, "", 0, 0 } };
 	struct kv_want env[] = { { "device", "", 0, 0 }, { "io_scheduler", "", 0, 0 },
-				 { "proc_cmdline", "", 0, 0 }, { NULL, "", 0, 0 } };
+				 { "proc_cmdline", "", 0, 0 }, { "page_reporting_order", "", 0, 0 },
+				 { NULL, "", 0, 0 } };
 	struct kv_want knobs[] = { { "bdi.strict_limit", "", 0, 0 }, { "bdi.min_ratio", "", 0, 0 },
 				   { "bdi.max_ratio", "", 0, 0 }, { NULL, "", 0, 0 } };
 	if (read_keys(dir, "stats", st, 1, 1, err, errlen) ||
@@ -480,7 +517,8 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	cal->loop_device = env[0].found && strncmp(env[0].val, "/dev/loop", 9) == 0;
 	if (env[1].found)
 		pick_elevator(env[1].val, cal->elevator, sizeof(cal->elevator));
-	cal->page_reporting_order = env[2].found ? reporting_order(env[2].val) : -1;
+	cal->page_reporting_order = env[3].found ? order_of(env[3].val)
+				    : env[2].found ? reporting_order(env[2].val) : -1;
 	struct trace_facts tf;
 	if (read_trace_facts(dir, &tf, fmin(cal->c.ndd, cal->c.cpus), err, errlen))
 		return -1;
@@ -536,7 +574,7 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 		k[n++] = (struct cal_key){ "host_fault_pct", c->host_fault_pct,
 					   "share of sampled pages dirtied slower than twice the fastest tenth", NULL };
 		k[n++] = (struct cal_key){ "host_fault_block_kb", c->host_fault_block_kb,
-					   "free page reporting's block: 4 KiB << page_reporting_order (2 MiB if not given)",
+					   "free page reporting's block: 4 KiB << the order the kernel took (env; 2 MiB pageblocks by default)",
 					   NULL };
 	}
 	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio", NULL };

@@ -26,6 +26,7 @@
  * in order on the loop and ssd devices; a reordering elevator makes this
  * an approximation).  The workqueue's delay and CPU are left out.  State:
  * three counters per file and the end of each closed ioend not yet done. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "alloc.h"
@@ -106,6 +107,15 @@ void blk_ioend_submit_done(struct sim *s, struct inode *inode, struct blk_ioends
 
 void blk_ioend_completed(struct sim *s, struct inode *inode, struct blk_ioends *io, uint64_t pages)
 {
+	/* pages that never went through blk_ioend_add would stay under
+	 * writeback for ever: stop the run instead */
+	if (pages > io->submitted - io->completed) {
+		if (s)
+			snprintf(s->error, sizeof(s->error), "block layer: inode %lu completed %llu pages, "
+				 "%llu more than it submitted", inode->ino, (unsigned long long)pages,
+				 (unsigned long long)(pages - (io->submitted - io->completed)));
+		pages = io->submitted - io->completed;
+	}
 	io->completed += pages;
 	ioend_finish_ready(s, inode, io);
 }

@@ -51,6 +51,9 @@ int env_write(FILE *f, const struct env_info *e)
 		fprintf(f, "kernel = %s\nkernel_version = %s\nmachine = %s\n", u.release, u.version,
 			u.machine);
 	put_file(f, "proc_cmdline", "/proc/cmdline");
+	/* what the kernel took (it refuses orders above MAX_PAGE_ORDER and keeps
+	 * pageblock_order), for calibrate's host frame blocks */
+	put_file(f, "page_reporting_order", "/sys/module/page_reporting/parameters/page_reporting_order");
 	fprintf(f, "cpus = %d\nmem_total_mb = %llu\n", machine_cpus(),
 		(unsigned long long)machine_mem_mb());
 	sysctl_dump_dirty(f);
