@@ -93,6 +93,27 @@ static void commit_rules_31_32_6x(void **state)
 	assert_int_equal(nfs_commit_decide(v6, 0, 0, 1000, 0, 0), NFS_COMMIT_NOTHING);
 }
 
+/* The 3.1 rule after a COMMIT reply, hand-worked from the vanilla 100M/1dd
+ * trace (docs/nfs-model.md, "Vanilla's serial WRITE/COMMIT: second pass"):
+ * the reply leaves 10252 pages that became unstable while the COMMIT ran.
+ * The flusher's first write_inode comes when the dd has dirtied 3083 more
+ * pages (npages 13335): 10252 > 6667, so the next COMMIT goes at once and
+ * the dd's refill crosses the wire while it runs (back to back).  Had the
+ * refill reached the dd's limit first (npages 22551), 10252 <= 11275 and the
+ * COMMIT would wait until 11276 pages are unstable: a gap, the serial cycle
+ * the published vanilla rows show. */
+static void commit_31_after_a_reply_depends_on_the_refill(void **state)
+{
+	(void)state;
+	const struct nfs_client_era *v31 = &nfs_client_3_1;
+	assert_int_equal(nfs_commit_decide(v31, 0, 10252, 13335, 3083, 0), NFS_COMMIT_SEND);
+	assert_int_equal(nfs_commit_decide(v31, 0, 10252, 22551, 12299, 0), NFS_COMMIT_LATER);
+	assert_int_equal(nfs_commit_decide(v31, 0, 11275, 22551, 0, 0), NFS_COMMIT_LATER);
+	assert_int_equal(nfs_commit_decide(v31, 0, 11276, 22551, 0, 0), NFS_COMMIT_SEND);
+	/* the COMMIT that is still running blocks the next one whatever the counts */
+	assert_int_equal(nfs_commit_decide(v31, 0, 22000, 22551, 0, 1), NFS_COMMIT_LATER);
+}
+
 static void era_bits_as_the_kernels_shipped_them(void **state)
 {
 	(void)state;
@@ -111,6 +132,7 @@ int main(void)
 		cmocka_unit_test(wq4_scales_the_limit_to_the_dirty_threshold),
 		cmocka_unit_test(writepages_gate_per_kernel),
 		cmocka_unit_test(commit_rules_31_32_6x),
+		cmocka_unit_test(commit_31_after_a_reply_depends_on_the_refill),
 		cmocka_unit_test(era_bits_as_the_kernels_shipped_them),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
