@@ -41,6 +41,14 @@ for n in 2 3 4 5; do
   "$W" seed --no-trace --seed $n -o "$T/s$n" >"$T/table$n" 2>/dev/null
   shape "$T/table$n" "seed $n"
 done
+# the block layer under the NFS server's disk (issue 12's acceptance): the
+# seed table (seed 1) keeps its shape and its 1M/10dd peak ratio
+"$W" seed --no-trace --set nfs.server_dev=hdd-2011 -o "$T/sb" >"$T/tableb" 2>/dev/null
+shape "$T/tableb" "server disk on the block layer"
+vb=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/sb/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/stats")
+wb=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/sb/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-nfs-wq4+/stats")
+check "server disk on the block layer: 1M/10dd peak vanilla $vb MB >= 3 x wq4 $wb MB" 'awk -v v="$vb" -v w="$wb" "BEGIN{exit !(v >= 3 * w && w > 0)}"'
+check "server disk on the block layer: results say so" 'grep -q "^nfs.server_dev = hdd-2011$" "$T/sb/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/params"'
 v=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/s/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/stats")
 w=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/s/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-nfs-wq4+/stats")
 check "1M/10dd peak dirty+writeback+unstable vanilla $v MB >= 3 x wq4 $w MB" 'awk -v v="$v" -v w="$w" "BEGIN{exit !(v >= 3 * w && w > 0)}"'
