@@ -35,7 +35,8 @@ double validate_ratio(const struct validate_metric *m);
 void validate_print_table(FILE *f, const struct validate_result *vr, int n);
 void validate_print_tsv(FILE *f, const struct validate_result *vr, int n);
 
-/* (case, metric) cells with a target whose ratio misses it (n/a cells do not). */
+/* (case, metric) cells with a target whose ratio misses it, or that only one
+ * of the two runs measured (a cell neither measured is agreement). */
 int validate_misses(const struct validate_result *vr, int n);
 
 #endif

@@ -20,8 +20,9 @@ static const char usage_text[] =
 	"reached the device), then the device stalls of each run, unmarked\n"
 	"(stall_count, stall_s_total, stall_ms_max: docs/stats.md).  Ratios of write_bw,\n"
 	"mean dirty, mean pause and device_bw are marked ok/MISS against 10%, 15%, 25%\n"
-	"and 10%; a metric a run did not measure is n/a.  Only results of 'wblab run'\n"
-	"are taken (meta source real).\n\n";
+	"and 10%; a metric neither run measured (neither paused) is n/a, one only one\n"
+	"of them measured (one paused, the other never) is a MISS.  Only results of\n"
+	"'wblab run' are taken (meta source real).\n\n";
 
 static const char usage_end[] =
 	"\nExit status: 0 every marked metric within its target; 3 validated, but some\n"
