@@ -10,10 +10,11 @@
  *    ext4_release_io_end).  ext4_writepages starts one io_end per mapped
  *    extent of at most MAX_WRITEPAGES_EXTENT_LEN (2048) blocks: 8 MiB.
  *  - xfs (iomap) builds one ioend per physically contiguous run of a
- *    writepages call; an append past the on-disk size needs a transaction,
- *    so xfs_end_io completes it from a workqueue, the whole ioend at once
- *    (and merges neighbours there; IOEND_BATCH_SIZE, 4096 pages, caps a
- *    batch): up to 16 MiB.
+ *    writepages call.  6.x xfs converts delalloc into unwritten extents at
+ *    writeback (iomap_add_to_ioend shows type UNWRITTEN on this machine) and
+ *    an append also moves the on-disk size, so xfs_end_io completes the
+ *    ioend from a workqueue, all of it at once (merging neighbours there;
+ *    IOEND_BATCH_SIZE, 4096 folios, caps a chain): up to 16 MiB.
  * On this machine's 6.18 kernel the writeback counter falls in 8 MiB steps
  * on ext4 and 16 MiB steps on xfs between two writer samples.  The effect
  * on throttling: a chunk stays in writeback until its slowest bio is done,
