@@ -169,7 +169,7 @@ static void note_comm(struct dat_writer *w, const struct wb_event *e)
 		size_t n = strnlen(src, 15);
 		memcpy(c, src, n);
 		c[n] = 0;
-	} else if (strncmp(c, e->comm, 16)) {
+	} else if (memcmp(c, e->comm, 16) && strncmp(c, e->comm, 16)) {  /* memcmp: the usual case in one step */
 		w->inexact++;
 	}
 }
