@@ -16,6 +16,7 @@
 #include "dat_format.h"
 
 #define MAX_CPUS 1024
+_Static_assert(WB_COMM_LEN > 16, "a stored comm (16 bytes, NUL-padded) is copied whole into wb_event");
 #define TS_SHIFT 27
 
 struct rcpu {
@@ -43,8 +44,17 @@ struct wbdat {
 	unsigned char *z;
 	size_t zcap;
 	ZSTD_DCtx *dc;
-	char (*comm)[16];
+	char (*comm)[16];          /* zero-padded: copied whole */
 	int npid;
+	/* each record id's layout, looked up at its first record */
+	const struct dat_event *de[EV_TYPE_COUNT];
+	unsigned char de_known[EV_TYPE_COUNT];
+	/* the merge: a binary heap of the CPUs holding a pending event, by
+	 * (timestamp, CPU index); its root's event goes out next and only that
+	 * CPU advances */
+	uint64_t *next_ts;         /* [CPU index] */
+	int *heap, nheap;
+	int started;
 };
 
 static uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
@@ -162,8 +172,8 @@ static int load_cmdlines(struct wbdat *d, const unsigned char *p, size_t n)
 				d->npid = m;
 			}
 			size_t cl = strnlen(sp + 1, 15);
+			memset(d->comm[pid], 0, sizeof(d->comm[pid]));
 			memcpy(d->comm[pid], sp + 1, cl);
-			d->comm[pid][cl] = 0;
 		}
 		s = le + 1;
 	}
@@ -179,6 +189,8 @@ void wbdat_close(struct wbdat *d)
 	for (int i = 0; i < d->ncpus; i++)
 		free(d->cpus[i].chunk);
 	free(d->cpus);
+	free(d->next_ts);
+	free(d->heap);
 	free(d->z);
 	free(d->comm);
 	ZSTD_freeDCtx(d->dc);
@@ -287,7 +299,9 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
 		return fail(d, err, errlen, "damaged BUFFER option");
 	}
 	d->cpus = calloc(ncpu ? ncpu : 1, sizeof(*d->cpus));
-	if (!d->cpus) {
+	d->next_ts = calloc(ncpu ? ncpu : 1, sizeof(*d->next_ts));
+	d->heap = calloc(ncpu ? ncpu : 1, sizeof(*d->heap));
+	if (!d->cpus || !d->next_ts || !d->heap) {
 		free(opt);
 		return fail(d, err, errlen, "out of memory");
 	}
@@ -440,8 +454,14 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 	if (c->ev_len < DAT_COMMON_SIZE)
 		return -1;
 	int id = rd16(p);
-	const struct dat_event *de = id > DAT_EVENT_ID_BASE && id < DAT_EVENT_ID_BASE + EV_TYPE_COUNT ?
-		dat_event_get(d->era, (enum wb_event_type)(id - DAT_EVENT_ID_BASE)) : NULL;
+	if (id <= DAT_EVENT_ID_BASE || id >= DAT_EVENT_ID_BASE + EV_TYPE_COUNT)
+		return -1;
+	int t = id - DAT_EVENT_ID_BASE;
+	if (!d->de_known[t]) {
+		d->de[t] = dat_event_get(d->era, (enum wb_event_type)t);
+		d->de_known[t] = 1;
+	}
+	const struct dat_event *de = d->de[t];
 	if (!de || c->ev_len < (size_t)de->size)
 		return -1;
 	memset(e, 0, sizeof(*e));
@@ -452,9 +472,10 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 	e->pid = pid;
 	e->cpu = c->cpu;
 	if (pid > 0 && pid < d->npid && d->comm[pid][0])
-		copy_str(e->comm, sizeof(e->comm), d->comm[pid]);
+		memcpy(e->comm, d->comm[pid], sizeof(d->comm[pid]));   /* NUL-padded, e->comm is longer */
 	else
 		copy_str(e->comm, sizeof(e->comm), pid == 0 ? "<idle>" : "<...>");
+	uint64_t present = 0;
 	for (int i = 0; i < de->nfields; i++) {
 		const struct dat_field *x = &de->fields[i];
 		const unsigned char *q = p + x->offset;
@@ -472,41 +493,95 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 			uint32_t u = rd32(q);
 			v = x->is_signed ? (int64_t)(int32_t)u : (int64_t)u;
 		}
+		if (x->kind == DK_NUM) {      /* most fields: straight in */
+			e->v[x->f] = v;
+			present |= (uint64_t)1 << x->f;
+			continue;
+		}
 		if (x->kind == DK_REASON) {
 			const char *name = dat_reason_name((int)v);
 			copy_str(e->reason, sizeof(e->reason), name ? name : "?");
 			continue;
 		}
-		if (x->kind == DK_STATE)
-			v &= WB_I_DIRTY_SYNC | WB_I_DIRTY_DATASYNC | WB_I_DIRTY_PAGES | WB_I_SYNC;
-		wb_event_set(e, x->f, v);
+		/* DK_STATE */
+		e->v[x->f] = v & (WB_I_DIRTY_SYNC | WB_I_DIRTY_DATASYNC | WB_I_DIRTY_PAGES | WB_I_SYNC);
+		present |= (uint64_t)1 << x->f;
 	}
+	e->present = present;
 	return 0;
 }
 
+/* The CPU's next event; 1 if it has one, 0 at its end, -1 on damage. */
+static int refill(struct wbdat *d, int i, char *err, size_t errlen)
+{
+	struct rcpu *c = &d->cpus[i];
+	if (!c->have && (c->chunks_left || c->chunk)) {
+		int r = advance(d, c);
+		if (r < 0) {
+			snprintf(err, errlen, "%s: damaged ring-buffer data of CPU %d", d->path, c->cpu);
+			return -1;
+		}
+		if (!r) {
+			free(c->chunk);
+			c->chunk = NULL;
+			c->ccap = c->clen = 0;
+			c->chunks_left = 0;
+		}
+	}
+	d->next_ts[i] = c->ev_ts;
+	return c->have;
+}
+
+/* earlier timestamp first, the lower CPU index on a tie (as a scan would) */
+static int merge_less(const struct wbdat *d, int a, int b)
+{
+	return d->next_ts[a] < d->next_ts[b] || (d->next_ts[a] == d->next_ts[b] && a < b);
+}
+
+static void merge_sift_down(struct wbdat *d, int i)
+{
+	int x = d->heap[i];
+	for (;;) {
+		int l = 2 * i + 1, m = l;
+		if (l >= d->nheap)
+			break;
+		if (l + 1 < d->nheap && merge_less(d, d->heap[l + 1], d->heap[l]))
+			m = l + 1;
+		if (!merge_less(d, d->heap[m], x))
+			break;
+		d->heap[i] = d->heap[m];
+		i = m;
+	}
+	d->heap[i] = x;
+}
+
+/* The earliest pending event of all CPUs. */
 int wbdat_next(struct wbdat *d, struct wb_event *e, char *err, size_t errlen)
 {
-	struct rcpu *best = NULL;
-	for (int i = 0; i < d->ncpus; i++) {
-		struct rcpu *c = &d->cpus[i];
-		if (!c->have && (c->chunks_left || c->chunk)) {
-			int r = advance(d, c);
-			if (r < 0) {
-				snprintf(err, errlen, "%s: damaged ring-buffer data of CPU %d", d->path, c->cpu);
+	if (!d->started) {
+		d->started = 1;
+		for (int i = 0; i < d->ncpus; i++) {
+			int r = refill(d, i, err, errlen);
+			if (r < 0)
 				return -1;
-			}
-			if (!r) {
-				free(c->chunk);
-				c->chunk = NULL;
-				c->ccap = c->clen = 0;
-				c->chunks_left = 0;
-			}
+			if (r)
+				d->heap[d->nheap++] = i;
 		}
-		if (c->have && (!best || c->ev_ts < best->ev_ts))
-			best = c;
+		for (int i = d->nheap / 2 - 1; i >= 0; i--)
+			merge_sift_down(d, i);
+	} else if (d->nheap) {
+		/* the root's event went out last time: its CPU's next one */
+		int r = refill(d, d->heap[0], err, errlen);
+		if (r < 0)
+			return -1;
+		if (!r)
+			d->heap[0] = d->heap[--d->nheap];
+		if (d->nheap)
+			merge_sift_down(d, 0);
 	}
-	if (!best)
+	if (!d->nheap)
 		return 0;
+	struct rcpu *best = &d->cpus[d->heap[0]];
 	if (decode(d, best, e)) {
 		snprintf(err, errlen, "%s: unknown or short record on CPU %d", d->path, best->cpu);
 		return -1;
