@@ -554,7 +554,12 @@ static int count_point(void *arg, int64_t t, double v)
 static int save_point(void *arg, int64_t t, double v)
 {
 	struct save_ctx *c = arg;
-	fprintf(c->f, "%lld %.9g\n", (long long)t, v);
+	char line[64];   /* "%lld %.9g\n" without printf: a third of a short run went into it */
+	int n = fmt_lld(line, (long long)t);
+	line[n++] = ' ';
+	n += fmt_g9(line + n, v);
+	line[n++] = '\n';
+	fwrite(line, 1, (size_t)n, c->f);
 	return 0;
 }
 
