@@ -166,9 +166,10 @@ int fmt_lld(char *out, long long v)
 }
 
 /* v = m / 2^k exactly is N / 10^k with N = m * 5^k: its decimal digits are
- * exact, so when they are at most 9 (trailing zeros dropped) %.9g prints
- * them as they are, in fixed notation for 1e-4 <= |v| < 1e9.  Anything else
- * (more digits, other magnitudes, -0, inf, nan) goes to snprintf. */
+ * exact, so %.9g is N rounded to 9 digits (half to even, as glibc rounds the
+ * exact value), trailing zeros dropped, in fixed notation for
+ * 1e-4 <= |v| < 1e9.  Anything else (k > 24, N beyond 64 bits, other
+ * magnitudes, a carry to 1e9, -0, inf, nan) goes to snprintf. */
 int fmt_g9(char *out, double v)
 {
 	double a = v < 0 ? -v : v;
@@ -187,21 +188,41 @@ int fmt_g9(char *out, double v)
 	}
 	if (x != floor(x) || x >= 9007199254740992.0)
 		return snprintf(out, 32, "%.9g", v);
-	unsigned __int128 nd = (unsigned __int128)(uint64_t)x;
+	unsigned __int128 wide = (unsigned __int128)(uint64_t)x;
 	for (int i = 0; i < k; i++)
-		nd *= 5;
+		wide *= 5;
+	if (wide >> 64)
+		return snprintf(out, 32, "%.9g", v);
+	uint64_t nd = (uint64_t)wide, p10 = 1;
 	while (k > 0 && nd % 10 == 0) {
 		nd /= 10;
 		k--;
 	}
-	char dig[48];
 	int n = 0;
+	for (uint64_t q = nd; q; q /= 10)
+		n++;
+	if (n > 9) {
+		/* to 9 digits, half to even as printf rounds the exact value */
+		for (int i = 9; i < n; i++)
+			p10 *= 10;
+		uint64_t q = nd / p10, r = nd % p10, half = p10 / 2;
+		if (r > half || (r == half && (q & 1)))
+			q++;
+		if (q >= 1000000000)
+			return snprintf(out, 32, "%.9g", v);   /* carried into a 10th digit */
+		k -= n - 9;
+		nd = q;
+		while (k > 0 && nd % 10 == 0) {
+			nd /= 10;
+			k--;
+		}
+	}
+	char dig[48];
+	n = 0;
 	while (nd) {
 		dig[n++] = (char)('0' + (int)(nd % 10));
 		nd /= 10;
 	}
-	if (n > 9)
-		return snprintf(out, 32, "%.9g", v);
 	int len = 0;
 	if (v < 0)
 		out[len++] = '-';

@@ -33,8 +33,8 @@ int mkdir_p(const char *path);
 int remove_tree(const char *path);
 
 /* snprintf(out, 32, "%.9g", v) and its length, without printf's cost when
- * v is a binary fraction (k/2^j) with at most 9 significant digits: the
- * page-based series saved beside each simulated result are all of that kind. */
+ * v is a binary fraction m/2^k (k <= 24) between 1e-4 and 1e9: the page-based
+ * series saved beside each simulated result are all of that kind. */
 int fmt_g9(char *out, double v);
 /* snprintf(out, 24, "%lld", v) and its length */
 int fmt_lld(char *out, long long v);

@@ -363,7 +363,9 @@ static void saved_numbers_print_as_printf(void **state)
 	char a[64], b[64];
 	const double fixed[] = { 0, 1, -1, 0.5, 0.00390625, 1.0 / 1024, 123456789, 999999999,
 				 1e9, 1234567890.5, 1e-4, 0.0001220703125, 3.0517578125e-05, -0.0,
-				 0.1, 1.0 / 3, 12345.678901, 1e300, -2.5e-7, 4096.0 / 1048576 * 37 };
+				 0.1, 1.0 / 3, 12345.678901, 1e300, -2.5e-7, 4096.0 / 1048576 * 37,
+				 12345678.25 /* a tie: to even, down */, 12345678.75, 50.13671875,
+				 999999999.5 /* carries to 1e+09 */, -0.000123977661 };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		int n = fmt_g9(a, fixed[i]);
 		snprintf(b, sizeof(b), "%.9g", fixed[i]);
