@@ -168,7 +168,10 @@ void stats_free(struct stats_acc *s)
 
 int stats_is_flusher(const char *comm)
 {
-	return strncmp(comm, "flush-", 6) == 0 || strncmp(comm, "kworker/", 8) == 0;
+	/* the first byte first: stats and plot ask for every event, mostly a writer's */
+	if (comm[0] == 'f')
+		return strncmp(comm, "flush-", 6) == 0;
+	return comm[0] == 'k' && strncmp(comm, "kworker/", 8) == 0;
 }
 
 /* nr_dirty levels: exact below 128 pages, then 64 steps per doubling

@@ -62,6 +62,7 @@ struct vmstat {
 struct percpu_counter {
 	int64_t count;
 	int64_t *pcpu;
+	int64_t sum;                   /* count + every pcpu share: what a sum reads, kept running */
 	int batch;
 };
 
@@ -187,6 +188,7 @@ struct sim {
 	uint64_t seq;
 	struct heap_ent *heap;
 	size_t heap_len, heap_cap;
+	size_t *spent;                 /* heap_pos of the entry being dispatched, until it is moved */
 	struct coro sched;             /* the scheduler's own context */
 	struct sthread *current;
 	uint64_t rng;
@@ -220,7 +222,9 @@ struct sim {
 	struct dat_writer *dat;        /* trace.dat (the default), or NULL */
 	struct stats_acc *stats;
 	struct plot_run *plot;         /* graph series computed while running, or NULL */
-	uint64_t events;               /* dispatched events, for the benchmark */
+	uint64_t events;               /* dispatched events (heap pops), for the benchmark */
+	uint64_t trace_events;         /* emitted trace events, for the benchmark */
+	uint64_t heap_len_sum;         /* heap length summed over dispatches: its mean, for the benchmark */
 	int irq_cpu, flusher_cpu;
 	char error[256];               /* set when an invariant breaks */
 };
@@ -251,6 +255,9 @@ void sim_timer_cancel(struct sim_timer *t);
 void sim_call_at(struct sim *s, ktime_t when, void (*fn)(struct sim *, void *), void *arg);
 /* Run on the task's CPU for ns (CPUs are shared FIFO when tasks outnumber them). */
 void cpu_run(struct sim *s, struct sthread *t, ktime_t ns);
+/* cpu_run when start = cpu_free_at(s, t) was just taken (it moved the thread
+ * to its CPU already, nothing ran since) */
+void cpu_run_from(struct sim *s, struct sthread *t, ktime_t start, ktime_t ns);
 /* When the thread's CPU is next free (now if idle). */
 ktime_t cpu_free_at(struct sim *s, struct sthread *t);
 /* The time of the earliest pending event (the run's end if none): until then

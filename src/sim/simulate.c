@@ -105,6 +105,11 @@ int simulate_one(const struct sim_job *j)
 		goto abort;
 	}
 	sim_stats(s, st, j->runtime, &rd);
+	/* bench/sim-speed's counts, on stderr only: no result file changes */
+	if (getenv("WBLAB_BENCH_COUNTS"))
+		fprintf(stderr, "wblab-bench-counts: events %llu trace_events %llu mean_heap %.1f\n",
+			(unsigned long long)s->events, (unsigned long long)s->trace_events,
+			s->events ? (double)s->heap_len_sum / (double)s->events : 0.0);
 	if (have_trace && trace_writer_close(&tw)) {
 		have_trace = 0;
 		wb_error("writing the trace of %s failed", rd.final_path);

@@ -27,6 +27,7 @@ void ev_begin(struct sim *s, struct sthread *th, struct wb_event *e, enum wb_eve
 
 void ev_emit(struct sim *s, struct wb_event *e)
 {
+	s->trace_events++;
 	if (s->dat)
 		dat_write_event(s->dat, e);
 	else if (s->trace)

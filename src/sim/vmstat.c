@@ -34,10 +34,11 @@ void mod_zone_page_state(struct sim *s, int cpu, enum zone_stat_item item, int64
 	 * the threshold t, and restarts half a threshold the other way. */
 	int64_t t = vm->threshold, h = t / 2, *d = &vm->diff[cpu * NR_VM_ITEMS + item];
 	int64_t old = *d, x = old + delta, cycle = t + 1 + h;
+	/* (the remainder without a division when x passed t by less than a cycle) */
 	if (x > t)
-		*d = -h + (x - (t + 1)) % cycle;
+		*d = -h + (x - (t + 1) < cycle ? x - (t + 1) : (x - (t + 1)) % cycle);
 	else if (x < -t)
-		*d = h - (-t - 1 - x) % cycle;
+		*d = h - (-t - 1 - x < cycle ? -t - 1 - x : (-t - 1 - x) % cycle);
 	else
 		*d = x;
 	vm->global[item] += delta - (*d - old);
@@ -62,6 +63,7 @@ void vmstat_fold_all(struct sim *s)
 int percpu_counter_init(struct percpu_counter *c, int ncpus, int batch)
 {
 	c->count = 0;
+	c->sum = 0;
 	c->batch = batch;
 	c->pcpu = calloc((size_t)ncpus, sizeof(int64_t));
 	return c->pcpu ? 0 : -1;
@@ -77,7 +79,13 @@ void percpu_counter_destroy(struct percpu_counter *c)
  * the CPU's share folds into the count each time it reaches +-batch. */
 void percpu_counter_add(struct percpu_counter *c, int cpu, int64_t amount)
 {
-	int64_t x = c->pcpu[cpu] + amount, folds = x / c->batch;
+	int64_t x = c->pcpu[cpu] + amount;
+	c->sum += amount;
+	if (x < c->batch && x > -c->batch) {   /* no fold: spare the division */
+		c->pcpu[cpu] = x;
+		return;
+	}
+	int64_t folds = x / c->batch;
 	c->count += folds * c->batch;
 	c->pcpu[cpu] = x - folds * c->batch;
 }
@@ -89,10 +97,8 @@ uint64_t percpu_counter_read(const struct percpu_counter *c)
 
 uint64_t percpu_counter_sum(const struct percpu_counter *c, int ncpus)
 {
-	int64_t v = c->count;
-	for (int i = 0; i < ncpus; i++)
-		v += c->pcpu[i];
-	return v < 0 ? 0 : (uint64_t)v;
+	(void)ncpus;   /* the running sum spares the loop over the CPUs */
+	return c->sum < 0 ? 0 : (uint64_t)c->sum;
 }
 
 void bdi_stat_mod(struct sim *s, struct bdi *bdi, int cpu, enum bdi_stat_item i, int64_t n)

@@ -52,7 +52,7 @@ static void dd_main(void *arg)
 			n = quiet ? quiet : 1;
 		if (n > burst)
 			n = burst;
-		cpu_run(s, &t->th, (ktime_t)((double)n * per_page));
+		cpu_run_from(s, &t->th, start, (ktime_t)((double)n * per_page));
 		account_page_dirtied(s, t, n);
 		t->pages_written += n;
 		if (t->frame_block_left != UINT64_MAX)

@@ -48,6 +48,9 @@ struct dat_writer {
 	int64_t prev_us;
 	int prev_cpu;
 	int subus;
+	/* each event type's layout, looked up at its first event */
+	const struct dat_event *de[EV_TYPE_COUNT];
+	unsigned char de_known[EV_TYPE_COUNT];
 };
 
 unsigned long dat_writer_inexact(const struct dat_writer *w)
@@ -169,13 +172,14 @@ static void note_comm(struct dat_writer *w, const struct wb_event *e)
 		size_t n = strnlen(src, 15);
 		memcpy(c, src, n);
 		c[n] = 0;
-	} else if (strncmp(c, e->comm, 16)) {
+	} else if (memcmp(c, e->comm, 16) && strncmp(c, e->comm, 16)) {  /* memcmp: the usual case in one step */
 		w->inexact++;
 	}
 }
 
 /* Stores v in size bytes; counts it when the kernel type cannot hold it. */
-static void put_num(struct dat_writer *w, unsigned char *p, const struct dat_field *x, int64_t v)
+static inline __attribute__((always_inline)) void put_num(struct dat_writer *w, unsigned char *p,
+							  const struct dat_field *x, int64_t v)
 {
 	if (x->size == 8) {
 		if (!x->is_signed && v < 0)
@@ -191,7 +195,13 @@ static void put_num(struct dat_writer *w, unsigned char *p, const struct dat_fie
 
 void dat_write_event(struct dat_writer *w, const struct wb_event *e)
 {
-	const struct dat_event *d = dat_event_get(w->era, e->type);
+	if ((unsigned)e->type >= EV_TYPE_COUNT)
+		return;
+	if (!w->de_known[e->type]) {
+		w->de[e->type] = dat_event_get(w->era, e->type);
+		w->de_known[e->type] = 1;
+	}
+	const struct dat_event *d = w->de[e->type];
 	if (!d || w->error)
 		return;
 	struct wcpu *c = get_cpu(w, e->cpu);

@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -145,4 +146,97 @@ uint64_t roundup_pow2(uint64_t x)
 	if (x <= 1)
 		return 1;
 	return 1ULL << (ilog2_u64(x - 1) + 1);
+}
+
+int fmt_lld(char *out, long long v)
+{
+	char tmp[24];
+	int n = 0, len = 0;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		out[len++] = '-';
+	while (n)
+		out[len++] = tmp[--n];
+	out[len] = 0;
+	return len;
+}
+
+/* v = m / 2^k exactly is N / 10^k with N = m * 5^k: its decimal digits are
+ * exact, so %.9g is N rounded to 9 digits (half to even, as glibc rounds the
+ * exact value), trailing zeros dropped, in fixed notation for
+ * 1e-4 <= |v| < 1e9.  Anything else (k > 24, N beyond 64 bits, other
+ * magnitudes, a carry to 1e9, -0, inf, nan) goes to snprintf. */
+int fmt_g9(char *out, double v)
+{
+	double a = v < 0 ? -v : v;
+	if (v == 0 && !signbit(v)) {
+		out[0] = '0';
+		out[1] = 0;
+		return 1;
+	}
+	if (!(a >= 1e-4 && a < 1e9))
+		return snprintf(out, 32, "%.9g", v);
+	int k = 0;
+	double x = a;
+	while (x != floor(x) && k < 24) {
+		x *= 2;   /* exact: a power of two */
+		k++;
+	}
+	if (x != floor(x) || x >= 9007199254740992.0)
+		return snprintf(out, 32, "%.9g", v);
+	unsigned __int128 wide = (unsigned __int128)(uint64_t)x;
+	for (int i = 0; i < k; i++)
+		wide *= 5;
+	if (wide >> 64)
+		return snprintf(out, 32, "%.9g", v);
+	uint64_t nd = (uint64_t)wide, p10 = 1;
+	while (k > 0 && nd % 10 == 0) {
+		nd /= 10;
+		k--;
+	}
+	int n = 0;
+	for (uint64_t q = nd; q; q /= 10)
+		n++;
+	if (n > 9) {
+		/* to 9 digits, half to even as printf rounds the exact value */
+		for (int i = 9; i < n; i++)
+			p10 *= 10;
+		uint64_t q = nd / p10, r = nd % p10, half = p10 / 2;
+		if (r > half || (r == half && (q & 1)))
+			q++;
+		if (q >= 1000000000)
+			return snprintf(out, 32, "%.9g", v);   /* carried into a 10th digit */
+		k -= n - 9;
+		nd = q;
+		while (k > 0 && nd % 10 == 0) {
+			nd /= 10;
+			k--;
+		}
+	}
+	char dig[48];
+	n = 0;
+	while (nd) {
+		dig[n++] = (char)('0' + (int)(nd % 10));
+		nd /= 10;
+	}
+	int len = 0;
+	if (v < 0)
+		out[len++] = '-';
+	if (n > k) {
+		for (int i = n - 1; i >= k; i--)
+			out[len++] = dig[i];
+	} else {
+		out[len++] = '0';
+	}
+	if (k > 0) {
+		out[len++] = '.';
+		for (int i = k - 1; i >= 0; i--)
+			out[len++] = i < n ? dig[i] : '0';
+	}
+	out[len] = 0;
+	return len;
 }

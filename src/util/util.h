@@ -32,6 +32,13 @@ int mkdir_p(const char *path);
 /* rm -rf of a directory we created ourselves. */
 int remove_tree(const char *path);
 
+/* snprintf(out, 32, "%.9g", v) and its length, without printf's cost when
+ * v is a binary fraction m/2^k (k <= 24) between 1e-4 and 1e9: the page-based
+ * series saved beside each simulated result are all of that kind. */
+int fmt_g9(char *out, double v);
+/* snprintf(out, 24, "%lld", v) and its length */
+int fmt_lld(char *out, long long v);
+
 int ilog2_u64(uint64_t x);           /* floor(log2 x), x >= 1 */
 uint64_t roundup_pow2(uint64_t x);
 int fls_u64(uint64_t x);             /* index of highest set bit, from 1; 0 for 0 */

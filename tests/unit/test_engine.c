@@ -149,12 +149,58 @@ static void busy_threads_move_to_the_cpu_that_frees_first(void **state)
 	}
 }
 
+
+/* While a thread runs, its own resume is spent: the next event is someone
+ * else's, also right after it slept and was resumed in the same slot. */
+static ktime_t seen_next[3];
+static struct sim_timer next_tm = { .fn = mark, .arg = "t" };
+static void sleeper_700(void *arg)
+{
+	struct sim *s = arg;
+	for (;;)
+		sim_sleep_ns(s, 700);
+}
+
+static void asker(void *arg)
+{
+	struct sim *s = arg;
+	seen_next[0] = sim_next_event_time(s);   /* the timer at 500, not its own slot at 0 */
+	sim_timer_cancel(&next_tm);
+	seen_next[1] = sim_next_event_time(s);   /* the sleeper at 700 */
+	sim_sleep_ns(s, 100);
+	seen_next[2] = sim_next_event_time(s);   /* at 100: still the sleeper */
+	for (;;)
+		sim_sleep_ns(s, 1000000000);
+}
+
+static void next_event_excludes_the_running_thread(void **state)
+{
+	(void)state;
+	struct sim *s = bare_sim();
+	struct sthread a, b;
+	order[0] = 0;
+	sthread_start(s, &b, "sleeper", 2, 0, sleeper_700, s);
+	sthread_start(s, &a, "asker", 1, 0, asker, s);
+	sim_timer_arm(s, &next_tm, 500);
+	s->end = 1000;
+	assert_int_equal(sim_run_events(s), 0);
+	assert_int_equal(seen_next[0], 500);
+	assert_int_equal(seen_next[1], 700);
+	assert_int_equal(seen_next[2], 700);
+	assert_string_equal(order, "");      /* the cancelled timer never fired */
+	coro_free(&a.co);
+	coro_free(&b.co);
+	free(s->heap);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(timers_rearmed_and_cancelled_fire_once_or_never),
 		cmocka_unit_test(wakeups_before_a_wait_are_spent),
 		cmocka_unit_test(busy_threads_move_to_the_cpu_that_frees_first),
+		cmocka_unit_test(next_event_excludes_the_running_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

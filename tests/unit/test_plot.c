@@ -354,6 +354,45 @@ static void graph_names(void **state)
 	assert_int_equal(plot_graph_lookup("nope"), -1);
 }
 
+
+/* the saved series' number formatting is printf's %.9g and %lld, byte for
+ * byte: page fractions, rates, integers, and values it must hand to printf */
+static void saved_numbers_print_as_printf(void **state)
+{
+	(void)state;
+	char a[64], b[64];
+	const double fixed[] = { 0, 1, -1, 0.5, 0.00390625, 1.0 / 1024, 123456789, 999999999,
+				 1e9, 1234567890.5, 1e-4, 0.0001220703125, 3.0517578125e-05, -0.0,
+				 0.1, 1.0 / 3, 12345.678901, 1e300, -2.5e-7, 4096.0 / 1048576 * 37,
+				 12345678.25 /* a tie: to even, down */, 12345678.75, 50.13671875,
+				 999999999.5 /* carries to 1e+09 */, -0.000123977661 };
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		int n = fmt_g9(a, fixed[i]);
+		snprintf(b, sizeof(b), "%.9g", fixed[i]);
+		assert_string_equal(a, b);
+		assert_int_equal(n, (int)strlen(b));
+	}
+	uint64_t x = 88172645463325252ULL;
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* k pages in MB, KB/s in MB/s, and arbitrary doubles */
+		double v = i % 3 == 0 ? (double)(x % 100000000) / 256
+			 : i % 3 == 1 ? (double)(int64_t)(x % 2000000000 - 1000000000) / 1024
+			 : (double)(x >> 11) / 9007199254740992.0 * 1e6;
+		fmt_g9(a, v);
+		snprintf(b, sizeof(b), "%.9g", v);
+		assert_string_equal(a, b);
+		long long t = (long long)(x >> 1) * (i % 2 ? 1 : -1);
+		fmt_lld(a, t);
+		snprintf(b, sizeof(b), "%lld", t);
+		assert_string_equal(a, b);
+	}
+	fmt_lld(a, INT64_MIN);
+	assert_string_equal(a, "-9223372036854775808");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +404,7 @@ int main(void)
 		cmocka_unit_test(write_graph_files),
 		cmocka_unit_test(graph_names),
 		cmocka_unit_test(saved_series_roundtrip),
+		cmocka_unit_test(saved_numbers_print_as_printf),
 		cmocka_unit_test(robust_axes_and_plain_tics),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
