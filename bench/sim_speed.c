@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	long max_rss = 0;
 	sched_setaffinity(0, sizeof(one), &one);
 	double limit = loop_limit_events_per_s();
-	printf("event loop alone (12 sleeping threads, one switch per event): %.1f M events per CPU s\n\n",
+	printf("event loop alone (12 sleeping threads, two switches per event): %.1f M events per CPU s\n\n",
 	       limit / 1e6);
 	/* the simulator's counts of each run (WBLAB_BENCH_COUNTS, stderr only) */
 	char counts[96];

@@ -54,6 +54,7 @@ static double num(const struct kv_want *w, const char *key, double dflt)
 #define COST_BUCKET_NS 250.0
 #define COST_GAP_US 2000          /* a longer gap held a sleep, not only CPU */
 #define COST_WINDOW_PAGES 256
+#define FAULT_MIN_PAGES 10000     /* sampled pages needed to split the cost */
 
 struct trace_facts {
 	double pause_s;            /* writers' sleeps */
@@ -71,6 +72,11 @@ struct trace_facts {
 	double par;                /* min(writers, CPUs), set before the pass */
 	uint64_t cost_pages[COST_BUCKETS];
 	int64_t cost_last_us, cost_last_dirtied, win_us, win_pages;
+	/* pass 2: the windows again, classified against the fast limit, to
+	 * tell the fast share of the trace's second half */
+	double cost_limit_ns;      /* 0 in pass 1 */
+	int64_t cost_mid_us;
+	uint64_t cost_total, tail_pages, tail_fast;
 };
 
 /* Windows of at least COST_WINDOW_PAGES: the global dirtied counter moves in
@@ -85,8 +91,16 @@ static void cost_feed(struct trace_facts *tf, int64_t ts_us, int64_t dirtied)
 		if (tf->win_pages >= COST_WINDOW_PAGES) {
 			double ns = (double)tf->win_us * 1000.0 * tf->par / (double)tf->win_pages;
 			size_t b = (size_t)(ns / COST_BUCKET_NS);
-			if (b < COST_BUCKETS)
-				tf->cost_pages[b] += (uint64_t)tf->win_pages;
+			uint64_t pages = (uint64_t)tf->win_pages;
+			if (b < COST_BUCKETS && tf->cost_limit_ns <= 0) {
+				tf->cost_pages[b] += pages;
+			} else if (b < COST_BUCKETS) {
+				if (ts_us >= tf->cost_mid_us) {
+					tf->tail_pages += pages;
+					if (((double)b + 0.5) * COST_BUCKET_NS < tf->cost_limit_ns)
+						tf->tail_fast += pages;
+				}
+			}
 			tf->win_us = tf->win_pages = 0;
 		}
 	} else {
@@ -94,6 +108,34 @@ static void cost_feed(struct trace_facts *tf, int64_t ts_us, int64_t dirtied)
 	}
 	tf->cost_last_us = ts_us;
 	tf->cost_last_dirtied = dirtied;
+}
+
+/* the writers' samples feed the windows; a writer's sleep ends one (its
+ * sleep is no dirtying cost, for it or, sharing the window, the others) */
+static void cost_event(struct trace_facts *tf, const struct wb_event *e)
+{
+	if (e->type == EV_GLOBAL_DIRTY_STATE && !stats_is_flusher(e->comm) && wb_event_has(e, F_DIRTIED))
+		cost_feed(tf, e->ts_us, e->v[F_DIRTIED]);
+	if (e->type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e->comm) && e->v[F_PAUSE] > 0) {
+		tf->win_us = tf->win_pages = 0;
+		tf->cost_last_us = 0;
+	}
+}
+
+/* The fast runs' limit: twice the page-weighted 10th percentile of the
+ * windows' cost (0: too few pages sampled) */
+static double cost_fast_limit(const struct trace_facts *tf, uint64_t *total)
+{
+	uint64_t seen = 0;
+	*total = 0;
+	for (size_t b = 0; b < COST_BUCKETS; b++)
+		*total += tf->cost_pages[b];
+	if (*total < FAULT_MIN_PAGES)
+		return 0;
+	for (size_t b = 0; b < COST_BUCKETS; b++)
+		if ((seen += tf->cost_pages[b]) * 10 >= *total)
+			return 2.0 * ((double)b + 0.5) * COST_BUCKET_NS;
+	return 0;
 }
 
 /* Pass 1 over the trace: the writers' sleeps, the first threshold and the
@@ -114,6 +156,8 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 			if (e.type == EV_BDI_DIRTY_RATELIMIT && wb_event_has(&e, F_AWRITE_BW) &&
 			    e.ts_us >= mid)
 				hist[stats_level_bucket(e.v[F_AWRITE_BW])]++;
+			if (tf->cost_limit_ns > 0)
+				cost_event(tf, &e);
 			continue;
 		}
 		if (*first < 0)
@@ -134,16 +178,10 @@ static int trace_pass(const char *path, struct trace_facts *tf, int64_t *first, 
 			tf->gds_last_us = e.ts_us;
 			tf->written_last = e.v[F_WRITTEN];
 			stats_stall_feed(&tf->stall, e.ts_us, e.v[F_WRITEBACK], e.v[F_WRITTEN]);
-			if (!stats_is_flusher(e.comm) && wb_event_has(&e, F_DIRTIED))
-				cost_feed(tf, e.ts_us, e.v[F_DIRTIED]);
 		}
-		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0) {
+		if (e.type == EV_BALANCE_DIRTY_PAGES && !stats_is_flusher(e.comm) && e.v[F_PAUSE] > 0)
 			tf->pause_s += (double)e.v[F_PAUSE] / 1000.0;
-			/* a writer sleeps: its sleep is no dirtying cost, for it or
-			 * (several writers share the window) for the others */
-			tf->win_us = tf->win_pages = 0;
-			tf->cost_last_us = 0;
-		}
+		cost_event(tf, &e);
 	}
 	trace_reader_close(r);
 	return rc < 0 ? -1 : 0;
@@ -164,6 +202,9 @@ static int read_trace_facts(const char *dir, struct trace_facts *tf, double par,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	tf->cost_limit_ns = cost_fast_limit(tf, &tf->cost_total);
+	tf->cost_mid_us = first + (last - first) / 2;
+	tf->cost_last_us = tf->cost_last_dirtied = tf->win_us = tf->win_pages = 0;
 	int rc = trace_pass(path, tf, &first, &last, first + (last - first) / 2, hist, err, errlen);
 	uint64_t n = 0, seen = 0;
 	for (int b = 0; b < STATS_LEVEL_BUCKETS; b++)
@@ -337,9 +378,9 @@ static void derive_bdi_start(struct calibration *cal, const struct trace_facts *
 	cal->init_dirty_ratelimit_kbps = seen ? (double)tf->init_dirty_ratelimit : INIT_BW_KBPS;
 }
 
-#define FAULT_MIN_PAGES 10000     /* sampled pages needed to split the cost */
 #define FAULT_MIN_SHARE 0.02      /* below this the cost is one figure */
 #define FAULT_MAX_NS 1e6          /* host_fault_ns's range */
+#define FAULT_MAX_POOL 0.95       /* a pool is at most this share of the run */
 
 /* The writers' cost per page in two parts: the fast runs and the rest.  A
  * real writer's cost per page is not one figure in a VM with free page
@@ -353,37 +394,45 @@ static void derive_bdi_start(struct calibration *cal, const struct trace_facts *
  * the mean.  The block is the kernel's reporting unit, 2^order pages. */
 static void derive_frame_faults(struct calibration *cal, const struct trace_facts *tf, double bs_pages)
 {
-	uint64_t total = 0, seen = 0, fast = 0;
-	double fast_ns = 0;
-	size_t b10 = COST_BUCKETS;
-	for (size_t b = 0; b < COST_BUCKETS; b++)
-		total += tf->cost_pages[b];
-	if (total < FAULT_MIN_PAGES)
+	uint64_t total, fast = 0;
+	double fast_ns = 0, mean_ns = 0;
+	double limit = cost_fast_limit(tf, &total);
+	if (limit <= 0)
 		return;
-	for (size_t b = 0; b < COST_BUCKETS && b10 == COST_BUCKETS; b++)
-		if ((seen += tf->cost_pages[b]) * 10 >= total)
-			b10 = b;
-	double limit = 2.0 * ((double)b10 + 0.5) * COST_BUCKET_NS;
-	for (size_t b = 0; b < COST_BUCKETS && ((double)b + 0.5) * COST_BUCKET_NS < limit; b++) {
-		fast += tf->cost_pages[b];
-		fast_ns += (double)tf->cost_pages[b] * ((double)b + 0.5) * COST_BUCKET_NS;
+	for (size_t b = 0; b < COST_BUCKETS; b++) {
+		double c = ((double)b + 0.5) * COST_BUCKET_NS;
+		mean_ns += (double)tf->cost_pages[b] * c;
+		if (c < limit) {
+			fast += tf->cost_pages[b];
+			fast_ns += (double)tf->cost_pages[b] * c;
+		}
 	}
+	mean_ns /= (double)total;
 	cal->fast_page_ns = fast ? fast_ns / (double)fast : 0;
 	cal->slow_share = 1.0 - (double)fast / (double)total;
+	/* the fast share of the trace's second half is the blocks' share; what
+	 * the whole run had beyond it came first, from the frames freed just
+	 * before the run (a pool the allocator hands out first) */
+	double tail_fast = tf->tail_pages ? (double)tf->tail_fast / (double)tf->tail_pages : 1 - cal->slow_share;
+	double run_fast = 1.0 - cal->slow_share;
+	double pool = tail_fast < 1 ? (run_fast - tail_fast) / (1 - tail_fast) : 0;
+	pool = pool < FAULT_MIN_SHARE ? 0 : fmin(pool, FAULT_MAX_POOL);
+	double slow = (1 - pool) * (1 - tail_fast);
 	double fast_page = fmax(cal->fast_page_ns - cal->syscall_ns / bs_pages, MIN_CPU_PAGE_NS);
-	/* the fastest tenth must lie in the fast runs: with more than ~90 %
-	 * slow pages it lies in the slow ones, and the cost stays one figure */
-	double mean_ns = 0;
-	for (size_t b = 0; b < COST_BUCKETS; b++)
-		mean_ns += (double)tf->cost_pages[b] * ((double)b + 0.5) * COST_BUCKET_NS;
-	mean_ns /= (double)total;
-	if (cal->slow_share < FAULT_MIN_SHARE || fast_page >= cal->cpu_page_ns || 2 * cal->fast_page_ns > mean_ns)
+	/* two runs of distinct cost or none: the slow pages must cost at least
+	 * twice the fast ones (with more than ~90 % slow pages the fastest tenth
+	 * lies in the slow runs, and what is left above twice it is a few
+	 * outliers); else the cost stays one figure */
+	double slow_ns = total > fast ? (mean_ns * (double)total - fast_ns) / (double)(total - fast) : 0;
+	if (cal->slow_share < FAULT_MIN_SHARE || slow < FAULT_MIN_SHARE || fast_page >= cal->cpu_page_ns ||
+	    slow_ns < 2 * cal->fast_page_ns)
 		return;
-	double fault_ns = (cal->cpu_page_ns - fast_page) / cal->slow_share;
+	double fault_ns = (cal->cpu_page_ns - fast_page) / slow;
 	if (fault_ns > FAULT_MAX_NS)
 		return;
-	cal->host_fault_pct = 100.0 * cal->slow_share;
+	cal->host_fault_pct = 100.0 * (1 - tail_fast);
 	cal->host_fault_ns = fault_ns;
+	cal->host_backed_mb = pool * cal->writers_mb;
 	int order = cal->page_reporting_order >= 0 ? cal->page_reporting_order : PAGEBLOCK_ORDER;
 	cal->host_fault_block_kb = 4.0 * (double)(1 << order);
 	cal->cpu_page_ns = fast_page;
@@ -572,7 +621,10 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 		k[n++] = (struct cal_key){ "host_fault_ns", c->host_fault_ns,
 					   "the slow share's extra cost per page, so that the mean is the CPU time's", NULL };
 		k[n++] = (struct cal_key){ "host_fault_pct", c->host_fault_pct,
-					   "share of sampled pages dirtied slower than twice the fastest tenth", NULL };
+					   "share of the sampled pages of the trace's second half dirtied slower than twice the fastest tenth", NULL };
+		k[n++] = (struct cal_key){ "host_backed_mb", c->host_backed_mb,
+					   "the fast pages beyond the second half's share, of what the writers wrote: frames freed just before the run",
+					   NULL };
 		k[n++] = (struct cal_key){ "host_fault_block_kb", c->host_fault_block_kb,
 					   "free page reporting's block: 4 KiB << the order the kernel took (env; 2 MiB pageblocks by default)",
 					   NULL };

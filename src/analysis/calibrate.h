@@ -42,6 +42,7 @@ struct calibration {
 	double fast_page_ns;       /* mean cost per page of the fast runs (0: none found) */
 	double slow_share;         /* share of the sampled pages outside them */
 	double host_fault_ns, host_fault_pct, host_fault_block_kb;   /* 0: not modelled */
+	double host_backed_mb;     /* backed frames the writers got first */
 	int page_reporting_order;  /* from the run's kernel command line (-1: not given) */
 };
 

@@ -18,6 +18,7 @@ static const struct param_desc descs[] = {
 	{ "syscall_ns", PT_DOUBLE, P(syscall_ns), 800, 0, 1e7, "fixed CPU time of one write() call" },
 	{ "host_fault_ns", PT_DOUBLE, P(host_fault_ns), 0, 0, 1e6, "extra writer CPU per page whose guest frame the host must fault in (a VM with free page reporting: EPT fault + host zeroing); 0 = not a VM" },
 	{ "host_fault_pct", PT_DOUBLE, P(host_fault_pct), 0, 0, 100, "share of the writers' frame blocks the host has to fault in" },
+	{ "host_backed_mb", PT_DOUBLE, P(host_backed_mb), 0, 0, 16777216, "backed frames the writers get first, before the host_fault_pct draws: memory freed just before the run (the previous run's page cache) that the host has not taken back yet" },
 	{ "host_fault_block_kb", PT_DOUBLE, P(host_fault_block_kb), 2048, 4, 4096, "frames are backed or not in blocks of this size (free page reporting's order: 9 = 2 MiB, the default; at most 10)" },
 	{ "writeback_page_ns", PT_DOUBLE, P(writeback_page_ns), 1000, 0, 1e7, "CPU to put one page under writeback (write_cache_pages, bio or NFS request setup)" },
 	{ "writeback_inode_ns", PT_DOUBLE, P(writeback_inode_ns), 2000, 1, 1e7, "CPU of one inode visit in writeback_sb_inodes (locks, list moves)" },

@@ -69,7 +69,7 @@ struct sim_params {
 	double syscall_ns;       /* fixed cost of one write() call */
 	/* a VM whose free guest frames the host reclaimed (free page reporting):
 	 * a writer's page from such a frame costs host_fault_ns more */
-	double host_fault_ns, host_fault_pct, host_fault_block_kb;
+	double host_fault_ns, host_fault_pct, host_fault_block_kb, host_backed_mb;
 	double batch_max_us;     /* longest CPU run a writer does between model checks */
 	double wakeup_ns;        /* from wake_up to the woken thread running */
 	double writeback_page_ns; /* CPU to put one page under writeback (write_cache_pages) */

@@ -192,6 +192,9 @@ struct sim {
 	struct coro sched;             /* the scheduler's own context */
 	struct sthread *current;
 	uint64_t rng;
+	/* host_backed_mb: backed frames left for the writers (writer.c) */
+	uint64_t frames_backed_left;
+	int frames_backed_set;
 	int ncpus;
 
 	/* memory and limits */
@@ -222,7 +225,7 @@ struct sim {
 	struct dat_writer *dat;        /* trace.dat (the default), or NULL */
 	struct stats_acc *stats;
 	struct plot_run *plot;         /* graph series computed while running, or NULL */
-	uint64_t events;               /* dispatched events (heap pops), for the benchmark */
+	uint64_t events;               /* dispatched events, for the benchmark */
 	uint64_t trace_events;         /* emitted trace events, for the benchmark */
 	uint64_t heap_len_sum;         /* heap length summed over dispatches: its mean, for the benchmark */
 	int irq_cpu, flusher_cpu;

@@ -9,18 +9,30 @@
  * on this project's Firecracker VM a first touch costs ~19 us per page, a
  * re-touch of a still-backed frame ~2 us (docs/current-model.md).  The
  * allocator hands a writer frames block by block, so the cost comes in runs:
- * each block of host_fault_block_kb is unbacked with probability
- * host_fault_pct (seeded; no draw at all when host_fault_ns is 0). */
+ * the first host_backed_mb (memory freed just before the run, not yet taken
+ * back) are backed, then each block of host_fault_block_kb is unbacked with
+ * probability host_fault_pct (seeded; no draw at all when host_fault_ns is 0). */
 static double frame_fault_ns(struct sim *s, struct task *t)
 {
 	if (s->p.host_fault_ns <= 0 || s->p.host_fault_pct <= 0) {
 		t->frame_block_left = UINT64_MAX;
 		return 0;
 	}
+	if (!s->frames_backed_set) {
+		s->frames_backed_left = (uint64_t)(s->p.host_backed_mb * 256.0);
+		s->frames_backed_set = 1;
+	}
 	if (!t->frame_block_left) {
 		uint64_t pages = (uint64_t)(s->p.host_fault_block_kb / 4);
 		t->frame_block_left = pages ? pages : 1;
-		t->frame_block_unbacked = sim_rand(s) * 100.0 < s->p.host_fault_pct;
+		/* the frames freed just before the run go first, block by block */
+		if (s->frames_backed_left >= t->frame_block_left) {
+			s->frames_backed_left -= t->frame_block_left;
+			t->frame_block_unbacked = 0;
+		} else {
+			s->frames_backed_left = 0;
+			t->frame_block_unbacked = sim_rand(s) * 100.0 < s->p.host_fault_pct;
+		}
 	}
 	return t->frame_block_unbacked ? s->p.host_fault_ns : 0;
 }

@@ -614,16 +614,18 @@ static void merge_sift_down(struct wbdat *d, int i)
 int wbdat_next(struct wbdat *d, struct wb_event *e, char *err, size_t errlen)
 {
 	if (!d->started) {
-		d->started = 1;
 		for (int i = 0; i < d->ncpus; i++) {
 			int r = refill(d, i, err, errlen);
-			if (r < 0)
+			if (r < 0) {
+				d->nheap = 0;   /* a call after the error starts no half-built merge */
 				return -1;
+			}
 			if (r)
 				d->heap[d->nheap++] = i;
 		}
 		for (int i = d->nheap / 2 - 1; i >= 0; i--)
 			merge_sift_down(d, i);
+		d->started = 1;
 	} else if (d->nheap) {
 		/* the root's event went out last time: its CPU's next one */
 		int r = refill(d, d->heap[0], err, errlen);

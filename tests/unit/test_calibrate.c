@@ -341,20 +341,31 @@ static void a_cap_with_busy_time_is_a_throttle_before_the_device(void **state)
 }
 
 /* Host frame faults.  One dd, 2 CPUs; its global_dirty_state samples every 64
- * pages, from t = 1 s: runs of 2048 pages at 2 us a page and 2048 at 16 us,
- * six of each (24576 pages).  Windows of 256 pages never straddle two runs:
- * half the pages cost 2000 ns (bucket [2000, 2250), centre 2125) and half
- * 16000 ns.  The fastest tenth is at 2125, the limit 4250: the fast runs'
- * cost is 2125 ns, the slow share 0.5.  The writer's CPU time, 24576 pages x
- * 9 us = 0.221184 s, gives a mean cpu_page_ns of 9000 - 800 = 8200; the fast
- * runs get 2125 - 800 = 1325 and host_fault_ns = (8200 - 1325) / 0.5 = 13750
- * at 50 %; page_reporting_order=11 on the command line: 8192 KiB blocks. */
+ * pages from t = 1 s.  First a pool: 110592 pages (432 MiB) at 2 us a page
+ * (221.184 ms), then six cycles of 2048 pages at 2 us and 2048 at 16 us
+ * (221.184 ms too), and a last sample 1 ms later: the trace's midpoint,
+ * 1.221684 s, falls just after the pool.  Windows of 256 pages never
+ * straddle a run.  Pages by window cost: 122880 at 2000 ns (bucket [2000,
+ * 2250), centre 2125), 12288 at 16000 (centre 16125).  The fastest tenth is
+ * at 2125, the limit 4250: the fast runs cost 2125 ns, the slow share is
+ * 12288 / 135168 = 1/11.  The second half is half fast (the blocks' share:
+ * host_fault_pct 50), so the pool is (10/11 - 1/2) / (1/2) = 9/11 of the
+ * 528 MiB written: 432 MiB.  The writer's CPU time, 442368 us for 135168
+ * pages (3272.7 ns a page), gives cpu_page_ns 2472.7; the fast runs get
+ * 2125 - 800 = 1325, and host_fault_ns = (2472.7 - 1325) / (1/11) = 12625;
+ * page_reporting_order=10 on the command line: 4096 KiB blocks. */
+static void gds_line(FILE *f, double t, long pages)
+{
+	fprintf(f, "              dd-100   [000] %12.6f: global_dirty_state: dirty=100 "
+		"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n", t, pages);
+}
+
 static void make_fault_result(char *dir, const char *cmdline)
 {
 	assert_non_null(mkdtemp(dir));
 	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
-	put(dir, "stats", "write_bw 9.6\ndev_write_bw 9.6\nwriters_mb 96\nruntime_s 10\n"
-			  "writers_cpu_s 0.221184\n");
+	put(dir, "stats", "write_bw 35.2\ndev_write_bw 35.2\nwriters_mb 528\nruntime_s 15\n"
+			  "writers_cpu_s 0.442368\n");
 	char env[512];
 	snprintf(env, sizeof(env), "device = /dev/loop0\nproc_cmdline = %s\n", cmdline);
 	put(dir, "env", env);
@@ -364,16 +375,13 @@ static void make_fault_result(char *dir, const char *cmdline)
 	assert_non_null(f);
 	double t = 1.0;
 	long pages = 0;
+	for (int i = 0; i < 110592 / 64; i++, pages += 64, t += 64 * 2e-6)
+		gds_line(f, t, pages);
 	for (int run = 0; run < 12; run++)
-		for (int i = 0; i < 2048 / 64; i++) {
-			fprintf(f, "              dd-100   [000] %12.6f: global_dirty_state: dirty=100 "
-				"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n",
-				t, pages);
-			pages += 64;
-			t += 64 * (run % 2 ? 16e-6 : 2e-6);
-		}
-	fprintf(f, "              dd-100   [000] %12.6f: global_dirty_state: dirty=100 "
-		"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n", t, pages);
+		for (int i = 0; i < 2048 / 64; i++, pages += 64, t += 64 * (run % 2 ? 16e-6 : 2e-6))
+			gds_line(f, t, pages);
+	gds_line(f, t, pages);
+	gds_line(f, t + 0.001, pages);
 	fclose(f);
 }
 
@@ -388,10 +396,11 @@ static void host_frame_faults_split_the_writer_cost(void **state)
 	remove_stall_result(dir);
 	assert_int_equal(rc, 0);
 	assert_true(fabs(cal.fast_page_ns - 2125) < 1e-6);
-	assert_true(fabs(cal.slow_share - 0.5) < 1e-3);
+	assert_true(fabs(cal.slow_share - 1.0 / 11) < 1e-6);
 	assert_true(fabs(cal.cpu_page_ns - 1325) < 1e-3);
-	assert_true(fabs(cal.host_fault_pct - 50) < 0.1);
-	assert_true(fabs(cal.host_fault_ns - 13750) < 30);
+	assert_true(fabs(cal.host_fault_pct - 50) < 1e-6);
+	assert_true(fabs(cal.host_backed_mb - 432) < 1e-6);
+	assert_true(fabs(cal.host_fault_ns - 12625) < 0.1);
 	assert_true(cal.host_fault_block_kb == 4096);
 	struct sim_params p;
 	params_defaults(&p);
