@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,17 +318,50 @@ static const char css[] =
 	".kvgrid{columns:3 22em}.kvgrid table{width:100%}\n"
 	"nav li{font-family:monospace}code{background:#f3f3f3;padding:0 3px}\n";
 
-/* A length in tenths of a pixel, printed in pixels: 5760 -> "576", -5 -> "-.5". */
+/* A length in tenths of a pixel, printed in pixels: 5760 -> "576", -5 -> "-.5".
+ * Written without printf: a page has millions of them. */
 static void put_tenths(FILE *out, long t)
 {
-	if (t < 0) {
-		fputc('-', out);
-		t = -t;
+	char b[24], *e = b + sizeof(b), *q = e;
+	unsigned long u = t < 0 ? 0UL - (unsigned long)t : (unsigned long)t;
+	if (u % 10) {
+		*--q = (char)('0' + u % 10);
+		*--q = '.';
 	}
-	if (t >= 10 || t == 0)
-		fprintf(out, "%ld", t / 10);
-	if (t % 10)
-		fprintf(out, ".%ld", t % 10);
+	if (u >= 10 || u == 0)
+		for (unsigned long w = u / 10;; w /= 10) {
+			*--q = (char)('0' + w % 10);
+			if (w < 10)
+				break;
+		}
+	if (t < 0)
+		*--q = '-';
+	fwrite(q, 1, (size_t)(e - q), out);
+}
+
+/* A number of gnuplot's path data, as strtod reads it: [-]digits[.digits].
+ * The value is N / 10^k with N below 2^53 and 10^k exact, so the one
+ * division rounds it to the same double strtod gives (both are the exact
+ * decimal rounded once); longer numbers go to strtod. */
+static double path_number(const char *q, char **end)
+{
+	static const double pow10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+					1e11, 1e12, 1e13, 1e14, 1e15 };
+	const char *p = q;
+	int neg = *p == '-';
+	p += neg;
+	uint64_t n = 0;
+	int digits = 0, k = 0;
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		n = n * 10 + (uint64_t)(*p - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++, k++)
+			n = n * 10 + (uint64_t)(*p - '0');
+	if (!digits || digits > 15)
+		return strtod(q, end);
+	*end = (char *)p;
+	double x = (double)n / pow10[k];
+	return neg ? -x : x;
 }
 
 /* gnuplot writes path data as absolute "M x,y L x,y ..." with two decimals.
@@ -335,14 +369,19 @@ static void put_tenths(FILE *out, long t)
  * size), relative after each M (h, v or l, and l repeated implicitly), the
  * same path takes about a third of the bytes and draws the same.  Data with
  * anything but M, L, Z and numbers is copied as it is.  Returns the end of
- * the data (its closing quote) or NULL when it was not rewritten. */
+ * the data (its closing quote) or NULL when it was not rewritten.  With out
+ * NULL it only checks. */
 static const char *compact_pass(FILE *out, const char *d, char quote)
 {
+	static unsigned char ok[256];
+	if (!ok['M'])
+		for (const char *c = "MLZ0123456789.,- \t\n"; *c; c++)
+			ok[(unsigned char)*c] = 1;
 	const char *end = strchr(d, quote);
 	if (!end)
 		return NULL;
 	for (const char *q = d; q < end; q++)
-		if (!strchr("MLZ0123456789.,- \t\n", *q))
+		if (!ok[(unsigned char)*q])
 			return NULL;
 	long cx = 0, cy = 0, sx = 0, sy = 0;    /* current point, subpath start */
 	char cmd = 0, last = 0;     /* last: the command the output is in */
@@ -355,7 +394,8 @@ static const char *compact_pass(FILE *out, const char *d, char quote)
 		if (*q == 'M' || *q == 'L' || *q == 'Z') {
 			cmd = *q++;
 			if (cmd == 'Z') {
-				fputc('Z', out);
+				if (out)
+					putc_unlocked('Z', out);
 				last = 'Z';
 				cx = sx;
 				cy = sy;
@@ -363,44 +403,47 @@ static const char *compact_pass(FILE *out, const char *d, char quote)
 			continue;
 		}
 		char *e1, *e2;
-		double x = strtod(q, &e1);
+		double x = path_number(q, &e1);
 		const char *r = e1;
 		while (r < end && (*r == ',' || *r == ' '))
 			r++;
-		double y = strtod(r, &e2);
+		double y = path_number(r, &e2);
 		if (e1 == q || e2 == r || e2 > end || !cmd || cmd == 'Z')
 			return NULL;    /* not gnuplot's form: the caller copies it as it is */
 		q = e2;
 		if (!(fabs(x) < 1e9 && fabs(y) < 1e9))
 			return NULL;    /* no graph is that large; lround would overflow */
 		long X = lround(x * 10), Y = lround(y * 10);
-		if (cmd == 'M') {
-			fputc('M', out);
+		if (!out) {
+			/* checking only */
+		} else if (cmd == 'M') {
+			putc_unlocked('M', out);
 			put_tenths(out, X);
-			fputc(',', out);
+			putc_unlocked(',', out);
 			put_tenths(out, Y);
+		} else if (Y == cy) {
+			putc_unlocked('h', out);
+			put_tenths(out, X - cx);
+		} else if (X == cx) {
+			putc_unlocked('v', out);
+			put_tenths(out, Y - cy);
+		} else {
+			if (last != 'l')
+				putc_unlocked('l', out);
+			else if (X - cx >= 0)
+				putc_unlocked(' ', out);
+			put_tenths(out, X - cx);
+			if (Y - cy >= 0)
+				putc_unlocked(',', out);
+			put_tenths(out, Y - cy);
+		}
+		if (cmd == 'M') {
 			last = 'M';
 			sx = X;
 			sy = Y;
 			cmd = 'L';      /* further pairs after M are lines */
-		} else if (Y == cy) {
-			fputc('h', out);
-			put_tenths(out, X - cx);
-			last = 'h';
-		} else if (X == cx) {
-			fputc('v', out);
-			put_tenths(out, Y - cy);
-			last = 'v';
 		} else {
-			if (last != 'l')
-				fputc('l', out);
-			else if (X - cx >= 0)
-				fputc(' ', out);
-			put_tenths(out, X - cx);
-			if (Y - cy >= 0)
-				fputc(',', out);
-			put_tenths(out, Y - cy);
-			last = 'l';
+			last = Y == cy ? 'h' : X == cx ? 'v' : 'l';
 		}
 		cx = X;
 		cy = Y;
@@ -408,14 +451,11 @@ static const char *compact_pass(FILE *out, const char *d, char quote)
 	return end;
 }
 
-/* Checks the whole path in a pass that writes nothing (out NULL), then
- * writes it: a path that fails half way is copied as it is, not twice. */
-static const char *compact_path(FILE *out, const char *d, char quote)
+/* Checks the whole path in a pass that writes nothing, then writes it: a
+ * path that fails half way is copied as it is, not twice. */
+const char *report_compact_path(FILE *out, const char *d, char quote)
 {
-	static FILE *null;      /* opened once, kept: a page has thousands of paths */
-	if (!null && !(null = fopen("/dev/null", "w")))
-		return NULL;
-	return compact_pass(null, d, quote) ? compact_pass(out, d, quote) : NULL;
+	return compact_pass(NULL, d, quote) ? compact_pass(out, d, quote) : NULL;
 }
 
 /* What an inlined SVG may hold: the elements and attributes gnuplot's svg
@@ -625,7 +665,7 @@ static int inline_svg(FILE *out, const char *path, const char *prefix)
 			char *pd = NULL;
 			size_t pl = 0;
 			FILE *m = open_memstream(&pd, &pl);
-			const char *e = m ? compact_path(m, p + 3, p[2]) : NULL;
+			const char *e = m ? report_compact_path(m, p + 3, p[2]) : NULL;
 			if (m)
 				fclose(m);
 			if (e) {

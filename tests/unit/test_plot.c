@@ -17,10 +17,12 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "analysis/report.h"
 #include "analysis/plot.h"
 #include "util/util.h"
 
@@ -393,9 +395,67 @@ static void saved_numbers_print_as_printf(void **state)
 	assert_string_equal(a, "-9223372036854775808");
 }
 
+static char *compacted(const char *d)
+{
+	static char buf[4096];
+	char *m = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&m, &n);
+	const char *e = report_compact_path(f, d, '"');
+	fclose(f);
+	snprintf(buf, sizeof(buf), "%s", e ? m : "(copied)");
+	free(m);
+	return buf;
+}
+
+/* the report's path rewriting, worked by hand: 22.25 x 10 = 222.5 rounds
+ * away from zero to 223 (v2.3), l repeats implicitly, a negative step
+ * prints its sign, and anything but M/L/Z numbers is copied as it is */
+static void report_paths_are_rewritten_to_relative_tenths(void **state)
+{
+	(void)state;
+	assert_string_equal(compacted("M10.00,20.00 L15.50,20.00 L15.50,22.25 L17.00,23.00 Z\""),
+			    "M10,20h5.5v2.3l1.5,.7Z");
+	assert_string_equal(compacted("M0.05,100.00 L1.00,99.00 L2.00,98.00 L1.90,98.00\""),
+			    "M.1,100l.9-1 1-1h-.1");
+	assert_string_equal(compacted("M1,2 C3,4 5,6\""), "(copied)");
+	assert_string_equal(compacted("M1,2 L3\""), "(copied)");
+	/* every number reads as strtod reads it: one M of random values */
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		char d[64], want[96];
+		int dec = rand() % 4;
+		double v = (double)(rand() % 2000000) / 100.0 - 5000.0;
+		snprintf(d, sizeof(d), "M%.*f,%.*f\"", dec, v, dec, -v / 3);
+		char *e;
+		long X = lround(strtod(d + 1, &e) * 10), Y = lround(strtod(e + 1, NULL) * 10);
+		char xs[32], ys[32];
+		snprintf(xs, sizeof(xs), "%s%ld%s", X < 0 ? "-" : "", labs(X) / 10, "");
+		snprintf(ys, sizeof(ys), "%s%ld", Y < 0 ? "-" : "", labs(Y) / 10);
+		/* the printer drops a zero integer part before tenths and the tenths of whole pixels */
+		char xo[40], yo[40];
+		if (labs(X) < 10 && X)
+			snprintf(xo, sizeof(xo), "%s.%ld", X < 0 ? "-" : "", labs(X) % 10);
+		else if (labs(X) % 10)
+			snprintf(xo, sizeof(xo), "%s.%ld", xs, labs(X) % 10);
+		else
+			snprintf(xo, sizeof(xo), "%s", X ? xs : "0");
+		if (labs(Y) < 10 && Y)
+			snprintf(yo, sizeof(yo), "%s.%ld", Y < 0 ? "-" : "", labs(Y) % 10);
+		else if (labs(Y) % 10)
+			snprintf(yo, sizeof(yo), "%s.%ld", ys, labs(Y) % 10);
+		else
+			snprintf(yo, sizeof(yo), "%s", Y ? ys : "0");
+		snprintf(want, sizeof(want), "M%s,%s", xo, yo);
+		if (strcmp(compacted(d), want))
+			fail_msg("%s: %s, want %s", d, compacted(d), want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(report_paths_are_rewritten_to_relative_tenths),
 		cmocka_unit_test(decimation_keeps_min_max),
 		cmocka_unit_test(decimation_short_series_exact),
 		cmocka_unit_test(decimation_out_of_order),
