@@ -122,20 +122,40 @@ static void cost_event(struct trace_facts *tf, const struct wb_event *e)
 	}
 }
 
-/* The fast runs' limit: twice the page-weighted 10th percentile of the
- * windows' cost (0: too few pages sampled) */
+/* The fast runs' limit: the split of the windows' cost into two classes
+ * that best separates them on a log scale (Otsu's rule on the page-weighted
+ * histogram: the largest w0 w1 (m0 - m1)^2 of the log costs), as a bucket
+ * boundary in ns; 0 when too few pages were sampled or all share a bucket.
+ * A rule like "below twice the fastest tenth" fails when the fast pages are
+ * under a tenth: the tenth then lies in the slow runs. */
 static double cost_fast_limit(const struct trace_facts *tf, uint64_t *total)
 {
-	uint64_t seen = 0;
+	double w = 0, sum = 0;
 	*total = 0;
-	for (size_t b = 0; b < COST_BUCKETS; b++)
+	for (size_t b = 0; b < COST_BUCKETS; b++) {
+		double n = (double)tf->cost_pages[b];
 		*total += tf->cost_pages[b];
+		w += n;
+		sum += n * log(((double)b + 0.5) * COST_BUCKET_NS);
+	}
 	if (*total < FAULT_MIN_PAGES)
 		return 0;
-	for (size_t b = 0; b < COST_BUCKETS; b++)
-		if ((seen += tf->cost_pages[b]) * 10 >= *total)
-			return 2.0 * ((double)b + 0.5) * COST_BUCKET_NS;
-	return 0;
+	double w0 = 0, s0 = 0, best = 0, limit = 0;
+	for (size_t b = 0; b + 1 < COST_BUCKETS; b++) {
+		double n = (double)tf->cost_pages[b];
+		w0 += n;
+		s0 += n * log(((double)b + 0.5) * COST_BUCKET_NS);
+		double w1 = w - w0;
+		if (w0 <= 0 || w1 <= 0)
+			continue;
+		double d = s0 / w0 - (sum - s0) / w1;
+		double v = w0 * w1 * d * d;
+		if (v > best) {
+			best = v;
+			limit = (double)(b + 1) * COST_BUCKET_NS;
+		}
+	}
+	return limit;
 }
 
 /* Pass 1 over the trace: the writers' sleeps, the first threshold and the
@@ -387,8 +407,8 @@ static void derive_bdi_start(struct calibration *cal, const struct trace_facts *
  * reporting: frames the host took back cost a host fault on first touch
  * (19 us against 2 us here), and they come in blocks, so the trace shows
  * runs of fast and slow dirtying.  The fast runs' cost is the page-weighted
- * mean below twice the 10th percentile (a run is fast when it costs less
- * than twice the fastest tenth); the slow share is the rest.  The mean cost
+ * mean of the lower class of cost_fast_limit's split; the slow share is the
+ * rest, and its second half in time gives the blocks' share.  The mean cost
  * stays what the CPU time says (cpu_page_ns above): the fast runs get the
  * fast cost, and host_fault_ns is what the slow share must add to make up
  * the mean.  The block is the kernel's reporting unit, 2^order pages. */
@@ -413,16 +433,15 @@ static void derive_frame_faults(struct calibration *cal, const struct trace_fact
 	/* the fast share of the trace's second half is the blocks' share; what
 	 * the whole run had beyond it came first, from the frames freed just
 	 * before the run (a pool the allocator hands out first) */
-	double tail_fast = tf->tail_pages ? (double)tf->tail_fast / (double)tf->tail_pages : 1 - cal->slow_share;
+	double tail_fast = tf->tail_pages >= FAULT_MIN_PAGES / 2 ? (double)tf->tail_fast / (double)tf->tail_pages
+			   : 1 - cal->slow_share;   /* too little after the midpoint: no pool */
 	double run_fast = 1.0 - cal->slow_share;
 	double pool = tail_fast < 1 ? (run_fast - tail_fast) / (1 - tail_fast) : 0;
 	pool = pool < FAULT_MIN_SHARE ? 0 : fmin(pool, FAULT_MAX_POOL);
 	double slow = (1 - pool) * (1 - tail_fast);
 	double fast_page = fmax(cal->fast_page_ns - cal->syscall_ns / bs_pages, MIN_CPU_PAGE_NS);
-	/* two runs of distinct cost or none: the slow pages must cost at least
-	 * twice the fast ones (with more than ~90 % slow pages the fastest tenth
-	 * lies in the slow runs, and what is left above twice it is a few
-	 * outliers); else the cost stays one figure */
+	/* two runs of distinct cost or none: the slow class must cost at least
+	 * twice the fast one (one spread-out run splits too, into close halves) */
 	double slow_ns = total > fast ? (mean_ns * (double)total - fast_ns) / (double)(total - fast) : 0;
 	if (cal->slow_share < FAULT_MIN_SHARE || slow < FAULT_MIN_SHARE || fast_page >= cal->cpu_page_ns ||
 	    slow_ns < 2 * cal->fast_page_ns)
@@ -621,7 +640,7 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 		k[n++] = (struct cal_key){ "host_fault_ns", c->host_fault_ns,
 					   "the slow share's extra cost per page, so that the mean is the CPU time's", NULL };
 		k[n++] = (struct cal_key){ "host_fault_pct", c->host_fault_pct,
-					   "share of the sampled pages of the trace's second half dirtied slower than twice the fastest tenth", NULL };
+					   "share of the sampled pages of the trace's second half in the slow class (the best two-class split of their cost)", NULL };
 		k[n++] = (struct cal_key){ "host_backed_mb", c->host_backed_mb,
 					   "the fast pages beyond the second half's share, of what the writers wrote: frames freed just before the run",
 					   NULL };

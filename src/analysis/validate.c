@@ -171,6 +171,8 @@ static int metric_missed(const struct validate_metric *m)
 		return 0;
 	if (isfinite(m->real) != isfinite(m->sim))
 		return 1;
+	if (isfinite(m->real) && m->real == 0)
+		return m->sim != 0;     /* no ratio, but 0 against something is off */
 	return isfinite(r) && fabs(r - 1) > m->tolerance;
 }
 

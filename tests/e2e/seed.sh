@@ -43,7 +43,8 @@ for n in 2 3 4 5; do
 done
 # the block layer under the NFS server's disk (issue 12's acceptance): the
 # seed table (seed 1) keeps its shape and its 1M/10dd peak ratio
-"$W" seed --no-trace --set nfs.server_dev=hdd-2011 -o "$T/sb" >"$T/tableb" 2>/dev/null
+"$W" seed --no-trace --set nfs.server_dev=hdd-2011 -o "$T/sb" >"$T/tableb" 2>/dev/null; rc=$?
+check "server disk on the block layer: seed exits 0" '[ $rc -eq 0 ]'
 shape "$T/tableb" "server disk on the block layer"
 vb=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/sb/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/stats")
 wb=$(awk '/^nr_dirty_max_mb /{print $2}' "$T/sb/NFS-thresh=1M/nfs-10dd-4k-32p-32768M-1M:10-3.1.0-rc8-nfs-wq4+/stats")

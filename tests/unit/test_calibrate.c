@@ -429,6 +429,91 @@ static void host_frame_faults_split_the_writer_cost(void **state)
 	}
 }
 
+/* A trace of runs (pages, ns a page) sampled every 64 pages from t = 1 s,
+ * a gap of gap_s before run gap_before (-1: none), for the split rules */
+struct cost_run { long pages; double ns; };
+static void make_runs_result(char *dir, const struct cost_run *runs, int n, int gap_before, double gap_s,
+			     double cpu_s, double mb)
+{
+	assert_non_null(mkdtemp(dir));
+	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
+	char st[256];
+	snprintf(st, sizeof(st), "write_bw 30\ndev_write_bw 30\nwriters_mb %g\nruntime_s 15\n"
+		 "writers_cpu_s %g\n", mb, cpu_s);
+	put(dir, "stats", st);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	double t = 1.0;
+	long pages = 0;
+	for (int r = 0; r < n; r++) {
+		if (r == gap_before)
+			t += gap_s;
+		for (long i = 0; i < runs[r].pages / 64; i++, pages += 64, t += 64 * runs[r].ns * 1e-9)
+			gds_line(f, t, pages);
+	}
+	gds_line(f, t, pages);
+	fclose(f);
+}
+
+/* Fewer than a tenth of the pages fast: 3 % at 2 us, 94 % at 19 us, 3 % at
+ * 30 us (pages interleaved in 2048-page runs).  The best two-class split on
+ * a log scale puts the 2 us pages alone (the 30 us ones are too few and too
+ * close to 19 to make a class): fast 2125 ns (bucket centre), slow share
+ * 1 - 6144 / 208896 (a rule below twice the fastest tenth would put 19 us
+ * in the fast class and call the 30 us pages host faults) */
+static void a_small_fast_share_is_still_the_fast_class(void **state)
+{
+	(void)state;
+	struct cost_run runs[110];
+	int n = 0;
+	for (int c = 0; c < 3; c++) {
+		runs[n++] = (struct cost_run){ 2048, 2000 };
+		runs[n++] = (struct cost_run){ 2048, 30000 };
+		for (int k = 0; k < 31; k++)
+			runs[n++] = (struct cost_run){ 2048, 19000 };
+		runs[n++] = (struct cost_run){ 2048, 19000 };
+	}
+	/* 3 x 34 runs of 2048 = 208896 pages: 6144 fast, 6144 at 30, 196608 at 19 */
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_runs_result(dir, runs, n, -1, 0, 208896 * 19.5e-6, 816);
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(fabs(cal.fast_page_ns - 2125) < 1e-6);
+	assert_true(fabs(cal.slow_share - (1 - 6144.0 / 208896)) < 1e-6);
+}
+
+/* Almost nothing after the midpoint (one slow window after an idle second)
+ * decides no pool: 81920 pages at 2 us and 81920 at 16 us in 2048-page
+ * runs (1.47 s), then 10 s idle and 320 pages at 16 us; the second half in
+ * time holds one 256-page window, fewer than 5000 pages, so the blocks'
+ * share is the run's own and host_backed_mb is 0 */
+static void a_thin_second_half_gives_no_pool(void **state)
+{
+	(void)state;
+	struct cost_run runs[90];
+	int n = 0;
+	for (int c = 0; c < 40; c++) {
+		runs[n++] = (struct cost_run){ 2048, 2000 };
+		runs[n++] = (struct cost_run){ 2048, 16000 };
+	}
+	runs[n++] = (struct cost_run){ 320, 16000 };
+	char dir[] = "/tmp/wblab-calXXXXXX";
+	make_runs_result(dir, runs, n, n - 1, 10.0, 164160 * 9.0e-6, 641.25);
+	struct calibration cal;
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
+	remove_stall_result(dir);
+	assert_int_equal(rc, 0);
+	assert_true(cal.host_fault_ns > 0);
+	assert_true(cal.host_backed_mb == 0);
+	assert_true(fabs(cal.host_fault_pct - 100 * cal.slow_share) < 1e-6);
+}
+
 /* One cost throughout: no split, the mean stays the CPU time's */
 static void one_writer_cost_is_not_split(void **state)
 {
@@ -489,6 +574,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(host_frame_faults_split_the_writer_cost),
 		cmocka_unit_test(one_writer_cost_is_not_split),
+		cmocka_unit_test(a_small_fast_share_is_still_the_fast_class),
+		cmocka_unit_test(a_thin_second_half_gives_no_pool),
 		cmocka_unit_test(validate_counts_one_sided_cells_as_misses),
 		cmocka_unit_test(calibrates_hand_result),
 		cmocka_unit_test(missing_trace_is_an_error),
