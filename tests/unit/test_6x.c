@@ -299,23 +299,33 @@ static void test_flex_proportions_age_and_cap(void **state)
 	assert_true(c.events * 2 <= g2.events);
 }
 
-static struct sim *start(const char *cs, int debug, double hz)
+/* a `current` simulation of CASE under the defaults with the `--set`
+ * lines of sets (NULL-terminated), then p's own tweaks by the caller */
+static struct sim *start_set(const char *cs, const char *const *sets, struct sim_params *p)
 {
 	struct wb_case c;
-	struct sim_params p;
 	char err[256];
 	struct sim *s = calloc(1, sizeof(*s));
 	assert_non_null(s);
 	assert_int_equal(case_parse(cs, &c, err, sizeof(err)), 0);
-	params_defaults(&p);
-	p.debug_checks = (uint64_t)debug;
-	p.hz = (uint64_t)hz;
+	for (; sets && *sets; sets++)
+		if (params_set(p, *sets, err, sizeof(err)))
+			fail_msg("%s: %s", *sets, err);
 	const struct throttle_model *m = throttle_lookup("current");
 	assert_non_null(m);
-	if (sim_init(s, &c, &p, m, 1, err, sizeof(err)))
+	if (sim_init(s, &c, p, m, 1, err, sizeof(err)))
 		fail_msg("sim_init: %s", err);
 	s->stats = stats_new();
 	return s;
+}
+
+static struct sim *start(const char *cs, int debug, double hz)
+{
+	struct sim_params p;
+	params_defaults(&p);
+	p.debug_checks = (uint64_t)debug;
+	p.hz = (uint64_t)hz;
+	return start_set(cs, NULL, &p);
 }
 
 static void finish(struct sim *s);
@@ -328,21 +338,12 @@ static void finish(struct sim *s);
  * (dev.ioend=request, which turns the io_ends off) waits one slice (107) */
 static double run_loop_ext4(const char *ioend, uint64_t *ended, uint64_t *written)
 {
-	struct wb_case c;
 	struct sim_params p;
-	char err[256];
-	struct sim *s = calloc(1, sizeof(*s));
-	assert_non_null(s);
-	assert_int_equal(case_parse("ext4-1dd-4k-2p-4096M-100M:10", &c, err, sizeof(err)), 0);
-	params_defaults(&p);
-	assert_int_equal(params_set(&p, "dev.model=loop", err, sizeof(err)), 0);
-	assert_int_equal(params_set(&p, "dev.throttle_mbps=55", err, sizeof(err)), 0);
 	char kv[64];
 	snprintf(kv, sizeof(kv), "dev.ioend=%s", ioend);
-	assert_int_equal(params_set(&p, kv, err, sizeof(err)), 0);
-	if (sim_init(s, &c, &p, throttle_lookup("current"), 1, err, sizeof(err)))
-		fail_msg("sim_init: %s", err);
-	s->stats = stats_new();
+	const char *const sets[] = { "dev.model=loop", "dev.throttle_mbps=55", kv, NULL };
+	params_defaults(&p);
+	struct sim *s = start_set("ext4-1dd-4k-2p-4096M-100M:10", sets, &p);
 	double max = 0, last_move = 5;
 	int64_t written_before = 0;
 	for (double t = 5; t <= 15; t += 0.001) {
@@ -382,21 +383,13 @@ static void test_ext4_writeback_ends_per_io_end(void **state)
  * goes first */
 static uint64_t pages_in_a_second_pool(double fault_ns, double pct, double pool_mb)
 {
-	struct wb_case c;
 	struct sim_params p;
-	char err[256];
-	struct sim *s = calloc(1, sizeof(*s));
-	assert_non_null(s);
-	assert_int_equal(case_parse("ext4-1dd-4k-2p-4096M-1000M:10", &c, err, sizeof(err)), 0);
+	const char *const sets[] = { "dev.model=loop", "dev.bw_mbps=10000", NULL };
 	params_defaults(&p);
-	assert_int_equal(params_set(&p, "dev.model=loop", err, sizeof(err)), 0);
-	assert_int_equal(params_set(&p, "dev.bw_mbps=10000", err, sizeof(err)), 0);
 	p.host_fault_ns = fault_ns;
 	p.host_fault_pct = pct;
 	p.host_backed_mb = pool_mb;
-	if (sim_init(s, &c, &p, throttle_lookup("current"), 1, err, sizeof(err)))
-		fail_msg("sim_init: %s", err);
-	s->stats = stats_new();
+	struct sim *s = start_set("ext4-1dd-4k-2p-4096M-1000M:10", sets, &p);
 	assert_int_equal(sim_run(s, 1), 0);
 	uint64_t n = s->tasks[0].pages_written;
 	finish(s);

@@ -360,29 +360,58 @@ static void gds_line(FILE *f, double t, long pages)
 		"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n", t, pages);
 }
 
-static void make_fault_result(char *dir, const char *cmdline)
+/* A result of one dd whose trace is runs (pages, ns a page) sampled every
+ * 64 pages from t = 1 s, with gap_s idle before run gap_before (-1: none)
+ * and, when tail_s > 0, one more sample tail_s after the last; env gives
+ * the kernel command line when cmdline is not NULL. */
+struct cost_run { long pages; double ns; };
+static void make_runs_result(char *dir, const struct cost_run *runs, int n, int gap_before, double gap_s,
+			     double tail_s, double cpu_s, double mb, const char *cmdline)
 {
 	assert_non_null(mkdtemp(dir));
 	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
-	put(dir, "stats", "write_bw 35.2\ndev_write_bw 35.2\nwriters_mb 528\nruntime_s 15\n"
-			  "writers_cpu_s 0.442368\n");
-	char env[512];
-	snprintf(env, sizeof(env), "device = /dev/loop0\nproc_cmdline = %s\n", cmdline);
-	put(dir, "env", env);
+	char text[512];
+	snprintf(text, sizeof(text), "write_bw 30\ndev_write_bw 30\nwriters_mb %g\nruntime_s 15\n"
+		 "writers_cpu_s %g\n", mb, cpu_s);
+	put(dir, "stats", text);
+	if (cmdline) {
+		snprintf(text, sizeof(text), "device = /dev/loop0\nproc_cmdline = %s\n", cmdline);
+		put(dir, "env", text);
+	}
 	char path[512];
 	snprintf(path, sizeof(path), "%s/trace", dir);
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	double t = 1.0;
 	long pages = 0;
-	for (int i = 0; i < 110592 / 64; i++, pages += 64, t += 64 * 2e-6)
-		gds_line(f, t, pages);
-	for (int run = 0; run < 12; run++)
-		for (int i = 0; i < 2048 / 64; i++, pages += 64, t += 64 * (run % 2 ? 16e-6 : 2e-6))
+	for (int r = 0; r < n; r++) {
+		if (r == gap_before)
+			t += gap_s;
+		for (long i = 0; i < runs[r].pages / 64; i++, pages += 64, t += 64 * runs[r].ns * 1e-9)
 			gds_line(f, t, pages);
+	}
 	gds_line(f, t, pages);
-	gds_line(f, t + 0.001, pages);
+	if (tail_s > 0)
+		gds_line(f, t + tail_s, pages);
 	fclose(f);
+}
+
+/* calibrate_dir on a made result, which is removed; it must succeed */
+static void calibrate_made(const char *dir, struct calibration *cal)
+{
+	char err[512] = "";
+	int rc = calibrate_dir(dir, 250, cal, err, sizeof(err));
+	remove_stall_result(dir);
+	if (rc)
+		fail_msg("%s", err);
+}
+
+static void make_fault_result(char *dir, const char *cmdline)
+{
+	struct cost_run runs[13] = { { 110592, 2000 } };
+	for (int r = 0; r < 12; r++)
+		runs[1 + r] = (struct cost_run){ 2048, r % 2 ? 16000 : 2000 };
+	make_runs_result(dir, runs, 13, -1, 0, 0.001, 0.442368, 528, cmdline);
 }
 
 static void host_frame_faults_split_the_writer_cost(void **state)
@@ -391,10 +420,7 @@ static void host_frame_faults_split_the_writer_cost(void **state)
 	char dir[] = "/tmp/wblab-calXXXXXX";
 	make_fault_result(dir, "console=ttyS0 page_reporting.page_reporting_order=10 quiet");
 	struct calibration cal;
-	char err[512] = "";
-	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
-	remove_stall_result(dir);
-	assert_int_equal(rc, 0);
+	calibrate_made(dir, &cal);
 	assert_true(fabs(cal.fast_page_ns - 2125) < 1e-6);
 	assert_true(fabs(cal.slow_share - 1.0 / 11) < 1e-6);
 	assert_true(fabs(cal.cpu_page_ns - 1325) < 1e-3);
@@ -403,6 +429,7 @@ static void host_frame_faults_split_the_writer_cost(void **state)
 	assert_true(fabs(cal.host_fault_ns - 12625) < 0.1);
 	assert_true(cal.host_fault_block_kb == 4096);
 	struct sim_params p;
+	char err[256];
 	params_defaults(&p);
 	assert_int_equal(calibration_apply(&cal, &p, err, sizeof(err)), 0);
 	assert_true(fabs(p.host_fault_ns - cal.host_fault_ns) < 1e-3 && p.host_fault_block_kb == 4096);
@@ -421,40 +448,10 @@ static void host_frame_faults_split_the_writer_cost(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char dir2[] = "/tmp/wblab-calXXXXXX";
 		make_fault_result(dir2, cases[i].cmdline);
-		rc = calibrate_dir(dir2, 250, &cal, err, sizeof(err));
-		remove_stall_result(dir2);
-		assert_int_equal(rc, 0);
+		calibrate_made(dir2, &cal);
 		if (cal.host_fault_block_kb != cases[i].kb)
 			fail_msg("%s: %g KiB", cases[i].cmdline, cal.host_fault_block_kb);
 	}
-}
-
-/* A trace of runs (pages, ns a page) sampled every 64 pages from t = 1 s,
- * a gap of gap_s before run gap_before (-1: none), for the split rules */
-struct cost_run { long pages; double ns; };
-static void make_runs_result(char *dir, const struct cost_run *runs, int n, int gap_before, double gap_s,
-			     double cpu_s, double mb)
-{
-	assert_non_null(mkdtemp(dir));
-	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
-	char st[256];
-	snprintf(st, sizeof(st), "write_bw 30\ndev_write_bw 30\nwriters_mb %g\nruntime_s 15\n"
-		 "writers_cpu_s %g\n", mb, cpu_s);
-	put(dir, "stats", st);
-	char path[512];
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	double t = 1.0;
-	long pages = 0;
-	for (int r = 0; r < n; r++) {
-		if (r == gap_before)
-			t += gap_s;
-		for (long i = 0; i < runs[r].pages / 64; i++, pages += 64, t += 64 * runs[r].ns * 1e-9)
-			gds_line(f, t, pages);
-	}
-	gds_line(f, t, pages);
-	fclose(f);
 }
 
 /* Fewer than a tenth of the pages fast: 3 % at 2 us, 94 % at 19 us, 3 % at
@@ -477,12 +474,9 @@ static void a_small_fast_share_is_still_the_fast_class(void **state)
 	}
 	/* 3 x 34 runs of 2048 = 208896 pages: 6144 fast, 6144 at 30, 196608 at 19 */
 	char dir[] = "/tmp/wblab-calXXXXXX";
-	make_runs_result(dir, runs, n, -1, 0, 208896 * 19.5e-6, 816);
+	make_runs_result(dir, runs, n, -1, 0, 0, 208896 * 19.5e-6, 816, NULL);
 	struct calibration cal;
-	char err[512] = "";
-	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
-	remove_stall_result(dir);
-	assert_int_equal(rc, 0);
+	calibrate_made(dir, &cal);
 	assert_true(fabs(cal.fast_page_ns - 2125) < 1e-6);
 	assert_true(fabs(cal.slow_share - (1 - 6144.0 / 208896)) < 1e-6);
 }
@@ -503,12 +497,9 @@ static void a_thin_second_half_gives_no_pool(void **state)
 	}
 	runs[n++] = (struct cost_run){ 320, 16000 };
 	char dir[] = "/tmp/wblab-calXXXXXX";
-	make_runs_result(dir, runs, n, n - 1, 10.0, 164160 * 9.0e-6, 641.25);
+	make_runs_result(dir, runs, n, n - 1, 10.0, 0, 164160 * 9.0e-6, 641.25, NULL);
 	struct calibration cal;
-	char err[512] = "";
-	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
-	remove_stall_result(dir);
-	assert_int_equal(rc, 0);
+	calibrate_made(dir, &cal);
 	assert_true(cal.host_fault_ns > 0);
 	assert_true(cal.host_backed_mb == 0);
 	assert_true(fabs(cal.host_fault_pct - 100 * cal.slow_share) < 1e-6);
@@ -519,24 +510,10 @@ static void one_writer_cost_is_not_split(void **state)
 {
 	(void)state;
 	char dir[] = "/tmp/wblab-calXXXXXX";
-	assert_non_null(mkdtemp(dir));
-	put(dir, "meta", "group = thresh=20M\ncase = ext4-1dd-4k-2p-1024M-20M:10\nsource = real\n");
-	put(dir, "stats", "write_bw 9.6\ndev_write_bw 9.6\nwriters_mb 96\nruntime_s 10\n"
-			  "writers_cpu_s 0.221184\n");
-	char path[512];
-	snprintf(path, sizeof(path), "%s/trace", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	for (long i = 0; i < 24576 / 64; i++)
-		fprintf(f, "              dd-100   [000] %12.6f: global_dirty_state: dirty=100 "
-			"writeback=0 bg_thresh=2500 thresh=5000 limit=5000 dirtied=%ld written=0\n",
-			1.0 + (double)i * 64 * 9e-6, i * 64);
-	fclose(f);
+	const struct cost_run one = { 24576, 9000 };
+	make_runs_result(dir, &one, 1, -1, 0, 0, 0.221184, 96, NULL);
 	struct calibration cal;
-	char err[512] = "";
-	int rc = calibrate_dir(dir, 250, &cal, err, sizeof(err));
-	remove_stall_result(dir);
-	assert_int_equal(rc, 0);
+	calibrate_made(dir, &cal);
 	assert_true(cal.host_fault_ns == 0 && cal.host_fault_pct == 0);
 	assert_true(fabs(cal.cpu_page_ns - 8200) < 1e-3);
 }

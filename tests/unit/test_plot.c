@@ -395,6 +395,20 @@ static void saved_numbers_print_as_printf(void **state)
 	assert_string_equal(a, "-9223372036854775808");
 }
 
+/* tenths of a pixel as the report prints them, from snprintf: the integer
+ * part (dropped when 0 and there are tenths), '.' and the tenths if any */
+static void tenths_text(long t, char *out, size_t n)
+{
+	long a = labs(t);
+	const char *sign = t < 0 ? "-" : "";
+	if (a % 10 == 0)
+		snprintf(out, n, "%s%ld", sign, a / 10);
+	else if (a < 10)
+		snprintf(out, n, "%s.%ld", sign, a % 10);
+	else
+		snprintf(out, n, "%s%ld.%ld", sign, a / 10, a % 10);
+}
+
 static char *compacted(const char *d)
 {
 	static char buf[4096];
@@ -429,23 +443,9 @@ static void report_paths_are_rewritten_to_relative_tenths(void **state)
 		snprintf(d, sizeof(d), "M%.*f,%.*f\"", dec, v, dec, -v / 3);
 		char *e;
 		long X = lround(strtod(d + 1, &e) * 10), Y = lround(strtod(e + 1, NULL) * 10);
-		char xs[32], ys[32];
-		snprintf(xs, sizeof(xs), "%s%ld%s", X < 0 ? "-" : "", labs(X) / 10, "");
-		snprintf(ys, sizeof(ys), "%s%ld", Y < 0 ? "-" : "", labs(Y) / 10);
-		/* the printer drops a zero integer part before tenths and the tenths of whole pixels */
 		char xo[40], yo[40];
-		if (labs(X) < 10 && X)
-			snprintf(xo, sizeof(xo), "%s.%ld", X < 0 ? "-" : "", labs(X) % 10);
-		else if (labs(X) % 10)
-			snprintf(xo, sizeof(xo), "%s.%ld", xs, labs(X) % 10);
-		else
-			snprintf(xo, sizeof(xo), "%s", X ? xs : "0");
-		if (labs(Y) < 10 && Y)
-			snprintf(yo, sizeof(yo), "%s.%ld", Y < 0 ? "-" : "", labs(Y) % 10);
-		else if (labs(Y) % 10)
-			snprintf(yo, sizeof(yo), "%s.%ld", ys, labs(Y) % 10);
-		else
-			snprintf(yo, sizeof(yo), "%s", Y ? ys : "0");
+		tenths_text(X, xo, sizeof(xo));
+		tenths_text(Y, yo, sizeof(yo));
 		snprintf(want, sizeof(want), "M%s,%s", xo, yo);
 		if (strcmp(compacted(d), want))
 			fail_msg("%s: %s, want %s", d, compacted(d), want);
