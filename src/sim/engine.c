@@ -222,12 +222,36 @@ int sim_wait(struct sim *s, struct waitq *wq, uint64_t timeout)
 	return t->wake_gen != gen;
 }
 
-/* try_to_wake_up: the woken thread runs after the wakeup latency (IPI,
- * idle exit, context switch) */
+/*
+ * try_to_wake_up: the woken thread runs after the wakeup latency (IPI,
+ * context switch), plus the exit latency of a deep idle state when its CPU
+ * has been idle long enough to be in one.
+ *
+ * cpuidle's menu governor puts an idle CPU into the deepest state whose
+ * target residency fits the idle time it predicts; leaving that state
+ * (C6 on Nehalem: 200 us, worth entering from 800 us of idle) delays
+ * whatever the wake-up wanted to run.  The model knows the idle time so far
+ * (the CPU's last burst ended at cpu_busy_until) and uses it as the
+ * prediction: a CPU idle for idle_residency_us or more pays idle_exit_us,
+ * one that idled less pays nothing.  Simplified: one deep state (the
+ * shallower ones cost a few us, within wakeup_ns), the governor's
+ * prediction is exact, and timer expiries stay exact (the wheel's own
+ * wake-ups are not delayed).  A thread woken while its CPU is busy, or
+ * with idle_exit_us 0, pays only wakeup_ns.
+ */
+ktime_t wake_up_latency(const struct sim *s, const struct sthread *t)
+{
+	ktime_t lat = (ktime_t)s->p.wakeup_ns;
+	if (s->p.idle_exit_us > 0 && s->cpu_busy_until &&
+	    s->now - s->cpu_busy_until[t->cpu] >= (ktime_t)(s->p.idle_residency_us * 1000))
+		lat += (ktime_t)(s->p.idle_exit_us * 1000);
+	return lat;
+}
+
 void wake_up_thread(struct sim *s, struct sthread *t)
 {
 	t->wake_gen++;
-	schedule_resume(s, t, s->now + (ktime_t)s->p.wakeup_ns);
+	schedule_resume(s, t, s->now + wake_up_latency(s, t));
 }
 
 void wake_up_all(struct sim *s, struct waitq *wq)

@@ -24,6 +24,8 @@ static const struct param_desc descs[] = {
 	{ "writeback_inode_ns", PT_DOUBLE, P(writeback_inode_ns), 2000, 1, 1e7, "CPU of one inode visit in writeback_sb_inodes (locks, list moves)" },
 	{ "batch_max_us", PT_DOUBLE, P(batch_max_us), 1000, 0.1, 1e6, "longest writer CPU burst between model checks" },
 	{ "wakeup_ns", PT_DOUBLE, P(wakeup_ns), 5000, 0, 1e8, "from wake_up to the woken thread running: IPI + context switch on a 2011 Xeon" },
+	{ "idle_exit_us", PT_DOUBLE, P(idle_exit_us), 0, 0, 10000, "exit latency of the CPUs' deepest idle state, added to a wake-up onto a CPU idle for idle_residency_us or more (Nehalem C6: 200); 0 = off" },
+	{ "idle_residency_us", PT_DOUBLE, P(idle_residency_us), 800, 0, 1e6, "target residency of that state: the idle time after which the CPU is in it (Nehalem C6: 800)" },
 	{ "dirty_writeback_centisecs", PT_U64, P(dirty_writeback_centisecs), 500, 0, 360000, "vm.dirty_writeback_centisecs" },
 	{ "dirty_expire_centisecs", PT_U64, P(dirty_expire_centisecs), 3000, 0, 360000, "vm.dirty_expire_centisecs" },
 	{ "dirtyable_pct", PT_DOUBLE, P(dirtyable_pct), 92, 1, 100, "free + page cache share of MemTotal (dirtyable memory)" },

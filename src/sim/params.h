@@ -72,6 +72,8 @@ struct sim_params {
 	double host_fault_ns, host_fault_pct, host_fault_block_kb, host_backed_mb;
 	double batch_max_us;     /* longest CPU run a writer does between model checks */
 	double wakeup_ns;        /* from wake_up to the woken thread running */
+	double idle_exit_us;     /* deepest idle state's exit latency, 0 = off */
+	double idle_residency_us; /* idle time after which a CPU is in that state */
 	double writeback_page_ns; /* CPU to put one page under writeback (write_cache_pages) */
 	double writeback_inode_ns; /* CPU of one writeback_single_inode visit */
 	uint64_t dirty_writeback_centisecs;

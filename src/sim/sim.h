@@ -252,6 +252,8 @@ void sim_sleep_ns(struct sim *s, ktime_t ns);
 /* Sleep until woken through wq, or until `timeout_jiffies` (0 = none). Returns 1 if woken. */
 int sim_wait(struct sim *s, struct waitq *wq, uint64_t timeout_jiffies);
 void wake_up_all(struct sim *s, struct waitq *wq);
+/* wakeup_ns, plus idle_exit_us when t's CPU has idled idle_residency_us */
+ktime_t wake_up_latency(const struct sim *s, const struct sthread *t);
 void wake_up_thread(struct sim *s, struct sthread *t);
 void sim_timer_arm(struct sim *s, struct sim_timer *t, ktime_t when);
 void sim_timer_cancel(struct sim_timer *t);

@@ -194,6 +194,47 @@ static void next_event_excludes_the_running_thread(void **state)
 	free(s);
 }
 
+/* a wake-up onto a CPU idle for the deep state's residency pays its exit
+ * latency; onto one that idled less, or a busy one, only wakeup_ns */
+static void wakeups_after_a_long_idle_pay_the_exit_latency(void **state)
+{
+	(void)state;
+	struct sim *s = bare_sim();
+	int64_t busy[2] = { 0, 0 };
+	struct sthread t = { .cpu = 1 };
+	s->ncpus = 2;
+	s->cpu_busy_until = busy;
+	s->p.idle_exit_us = 200;
+	s->p.idle_residency_us = 800;
+	s->now = 5000000;
+	busy[1] = 5000000 - 800000;                         /* idle exactly 800 us */
+	assert_int_equal(wake_up_latency(s, &t), 100 + 200000);
+	busy[1] = 5000000 - 799999;                         /* 1 ns short of it */
+	assert_int_equal(wake_up_latency(s, &t), 100);
+	busy[1] = 5000000 + 3000;                           /* still running a burst */
+	assert_int_equal(wake_up_latency(s, &t), 100);
+	s->p.idle_exit_us = 0;                              /* off */
+	busy[1] = 0;
+	assert_int_equal(wake_up_latency(s, &t), 100);
+	/* through the waitq: the waiter runs 200 us later than wakeup_ns alone */
+	s->p.idle_exit_us = 200;
+	s->now = 0;
+	s->end = 10000000;
+	struct sthread w1, w2;
+	memset(&wq, 0, sizeof(wq));
+	memset(woke_at, 0, sizeof(woke_at));
+	sthread_start(s, &w1, "waiter", 1, 1, waiter, s);
+	sthread_start(s, &w2, "waker", 2, 0, waker, s);
+	busy[1] = 0;
+	s->p.idle_residency_us = 0.5;                        /* 1000 ns of idle is enough */
+	assert_int_equal(sim_run_events(s), 0);
+	assert_int_equal(woke_at[0], 1000 + 100 + 200000);
+	coro_free(&w1.co);
+	coro_free(&w2.co);
+	free(s->heap);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +242,7 @@ int main(void)
 		cmocka_unit_test(wakeups_before_a_wait_are_spent),
 		cmocka_unit_test(busy_threads_move_to_the_cpu_that_frees_first),
 		cmocka_unit_test(next_event_excludes_the_running_thread),
+		cmocka_unit_test(wakeups_after_a_long_idle_pay_the_exit_latency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
