@@ -77,7 +77,7 @@ static void requeue_io(struct inode *inode)
 }
 
 /* queue_io: b_more_io first, then expired b_dirty inodes, oldest at the tail */
-static void queue_io(struct sim *s, struct bdi *bdi, const uint64_t *older_than)
+static void queue_io(struct sim *s, struct bdi *bdi, const int64_t *older_than)
 {
 	(void)s;
 	struct list_node tmp;
@@ -85,7 +85,7 @@ static void queue_io(struct sim *s, struct bdi *bdi, const uint64_t *older_than)
 	list_splice_init(&bdi->b_more_io, &bdi->b_io);
 	while (!list_empty(&bdi->b_dirty)) {
 		struct inode *inode = INODE(list_last(&bdi->b_dirty));
-		if (older_than && inode->dirtied_when > *older_than)
+		if (older_than && (int64_t)inode->dirtied_when > *older_than)
 			break;
 		list_del_init(&inode->i_wb_list);
 		list_add(&inode->i_wb_list, &tmp);
@@ -226,7 +226,7 @@ static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_
 {
 	struct sthread *th = &bdi->flusher;
 	uint64_t wb_start = jiffies(s);
-	uint64_t older_than = wb_start;
+	int64_t older_than = (int64_t)wb_start;
 	int64_t nr_pages = w->nr_pages;
 	for (;;) {
 		if (w->nr_pages <= 0)
@@ -234,8 +234,9 @@ static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_
 		if (w->for_background && !s->model->over_bground_thresh(s, bdi))
 			break;
 		if (w->for_kupdate) {
-			uint64_t exp = expire_interval(s), now = jiffies(s);
-			older_than = now > exp ? now - exp : 0;
+			/* the run starts long after boot: in its first expire
+			 * interval no inode it dirtied has expired yet */
+			older_than = (int64_t)jiffies(s) - (int64_t)expire_interval(s);
 		}
 		trace_work(s, th, bdi, EV_WRITEBACK_START, w);
 		if (list_empty(&bdi->b_io))
