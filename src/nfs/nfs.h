@@ -43,6 +43,7 @@ struct nfs_inode {
 	int commit_locked;          /* NFS_INO_COMMIT: one COMMIT in flight */
 	struct waitq flush_wq;
 	int file;                   /* server-side file index */
+	double run_carry;           /* writer.pattern=rand: fraction of a WRITE carried over (rand_runs) */
 };
 
 struct nfs_server_sim;
@@ -54,6 +55,7 @@ struct nfs_mount {
 	struct nfs_inode *inodes;
 	int ninodes;
 	uint64_t wsize_pages;
+	uint64_t file_pages;        /* writer.pattern=rand: pages of each file; 0 = sequential writers */
 	/* transport */
 	struct xprt_slots slots;
 	uint64_t backlog_len, backlog_max, backlog_waits;  /* requests asleep for a slot */
@@ -98,6 +100,10 @@ void nfs_write_mountstats(const struct nfs_mount *m, FILE *f);
 struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int nfiles);
 void nfs_server_destroy(struct nfs_server_sim *srv);
 uint64_t nfs_server_disk_pages(const struct nfs_server_sim *srv);
+/* fifo disk: time it spent writing (ns) */
+ktime_t nfs_server_disk_busy(const struct nfs_server_sim *srv);
+/* UNSTABLE WRITEs that waited for the server's dirty limit */
+uint64_t nfs_server_throttled_writes(const struct nfs_server_sim *srv);
 /* a request of `bytes` has arrived over the link */
 void nfsd_receive(struct sim *s, struct nfs_server_sim *srv, struct nfs_rpc *r, uint64_t bytes);
 /* Socket buffer accounting: bytes on the wire or waiting for an nfsd thread. */

@@ -12,6 +12,7 @@
 #include "../result/result.h"
 #include "../sim/fs_writeback.h"
 #include "../sim/page_writeback.h"
+#include "../sim/rand_pages.h"
 #include "../sim/trace_emit.h"
 #include "../sim/vmstat.h"
 #include "../throttle/common.h"
@@ -50,6 +51,10 @@ WBLAB_METRIC(NFS_WRITEPAGES_MEAN_PAGES, "nfs_writepages_mean_pages", "pages", ME
 	     "mean pages per writepages call")
 WBLAB_METRIC(NFS_SERVER_DISK_MB, "nfs_server_disk_mb", "MB", METRIC_NONE, ERAS_NONE, "nfs",
 	     "written to the server's disk")
+WBLAB_METRIC(NFS_SERVER_THROTTLED_WRITES, "nfs_server_throttled_writes", "", METRIC_NONE, ERAS_NONE, "nfs",
+	     "UNSTABLE WRITEs that waited for the server's dirty limit (only when some did)")
+WBLAB_METRIC(NFS_SERVER_DISK_BUSY_PCT, "nfs_server_disk_busy_pct", "%", METRIC_NONE, ERAS_NONE, "nfs",
+	     "share of the run the server's disk was writing (random writers only)")
 
 static struct nfs_mount *mount_of(const struct inode *inode)
 {
@@ -126,6 +131,19 @@ static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode
 	return n;
 }
 
+/* Random writers (writer.pattern=rand): write_cache_pages walks the file's
+ * dirty pages in offset order and nfs_pageio_add_request coalesces only
+ * adjacent pages, so a call of n pages sends one WRITE per run of adjacent
+ * dirty pages (rand_runs: 1 + (n - 1)(1 - q) for a dirty density q).  0 = sequential
+ * writers: wsize-sized WRITEs. */
+static uint64_t nfs_random_write_rpcs(struct nfs_mount *m, struct inode *inode, uint64_t n)
+{
+	if (!m->file_pages || !n)
+		return 0;
+	struct nfs_inode *ni = inode->fs_private;
+	return rand_runs(n, inode->nr_dirty, m->file_pages, m->wsize_pages, &ni->run_carry);
+}
+
 static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inode,
 			   struct writeback_control *wbc)
 {
@@ -157,8 +175,13 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	m->writepages_pages += n;
 	m->stable_writes += stable;
 	struct nfs_ioc *ioc = n && !stable && s->model->nfs_client->io_completion_commit ? ioc_alloc(m, inode) : NULL;
+	uint64_t rpcs = nfs_random_write_rpcs(m, inode, n);
 	for (uint64_t left = n; left;) {
 		uint64_t k = left < m->wsize_pages ? left : m->wsize_pages;
+		if (rpcs) {
+			k = rand_next_part(left, rpcs);   /* the runs evenly, each <= wsize */
+			rpcs--;
+		}
 		/* building the requests takes CPU; the dd waits on FLUSHING meanwhile */
 		cpu_run(s, th, (ktime_t)((double)k * s->p.writeback_page_ns));
 		set_page_writeback(s, th->cpu, inode, k);
@@ -288,7 +311,6 @@ static double per_op_ms(ktime_t total, uint64_t ops)
 static void nfs_report(struct sim *s, struct bdi *bdi, struct stats_acc *st,
 		       const struct result_dir *rd)
 {
-	(void)s;
 	struct nfs_mount *m = bdi->dev;
 	const struct nfs_op_stats *w = &m->st[NFSPROC_WRITE], *c = &m->st[NFSPROC_COMMIT];
 	stats_set(st, METRIC_KEY(NFS_NR_WRITES), (double)w->ops);
@@ -307,6 +329,11 @@ static void nfs_report(struct sim *s, struct bdi *bdi, struct stats_acc *st,
 	stats_set(st, METRIC_KEY(NFS_WRITEPAGES_MEAN_PAGES),
 		  m->writepages_calls ? (double)m->writepages_pages / (double)m->writepages_calls : 0);
 	stats_set(st, METRIC_KEY(NFS_SERVER_DISK_MB), (double)nfs_server_disk_pages(m->server) / 256);
+	if (nfs_server_throttled_writes(m->server))
+		stats_set(st, METRIC_KEY(NFS_SERVER_THROTTLED_WRITES), (double)nfs_server_throttled_writes(m->server));
+	if (m->file_pages && s->now)
+		stats_set(st, METRIC_KEY(NFS_SERVER_DISK_BUSY_PCT),
+			  100.0 * (double)nfs_server_disk_busy(m->server) / (double)s->now);
 	if (rd) {
 		FILE *f = result_fopen(rd, "mountstats");
 		if (f) {
@@ -374,6 +401,7 @@ int nfs_mount_create(struct sim *s, struct bdi *bdi)
 	m->bdi = bdi;
 	m->np = s->p.nfs;
 	m->wsize_pages = m->np.wsize_kb / 4 ? m->np.wsize_kb / 4 : 1;
+	m->file_pages = !strcmp(s->p.writer.pattern, "rand") ? s->p.writer.file_mb * 256 : 0;
 	m->ninodes = s->ninodes;
 	for (int i = 0; i < s->ninodes; i++) {
 		m->inodes[i].file = i;

@@ -20,7 +20,10 @@
  * TCP flow control: requests on the wire or waiting for an nfsd thread occupy
  * the server's socket buffer (server_sockbuf_kb); when it is full the client
  * cannot send, so a server whose threads all wait stalls the link.
- * MODEL: no server-side dirty throttling (its limits exceed any client's). */
+ * Server dirty throttling: an UNSTABLE WRITE that would take the server's
+ * dirty pages above server_dirty_ratio of its memory waits, holding its nfsd
+ * thread, until writeback has taken enough of them (a hard limit: the 6.x
+ * throttle's pacing below the limit is not modelled). */
 #include <stdlib.h>
 #include <string.h>
 #include "nfs.h"
@@ -43,6 +46,7 @@ struct srv_job {
 	uint64_t pages;          /* still to write */
 	int sync, commit, bg, started;
 	uint64_t target;         /* block layer: done when its file's completed count reaches it */
+	double run_share;        /* random writers: share of its pages that start a run (a seek each) */
 	struct nfs_rpc *rpc;     /* reply when done; NULL for background jobs */
 	struct srv_job *next;
 };
@@ -70,6 +74,15 @@ struct nfs_server_sim {
 	struct blk_queue *q;
 	struct inode *finodes;    /* one per file, only for the ext4 allocator */
 	struct job_fifo inflight; /* fully submitted, waiting for completions */
+	uint64_t file_pages;      /* writer.pattern=rand: pages of each file; 0 = sequential */
+	ktime_t disk_busy;        /* fifo disk: time spent writing */
+	/* balance_dirty_pages on the server: UNSTABLE WRITEs waiting, each
+	 * holding its nfsd thread, for dirty pages to fall below the limit */
+	uint64_t dirty_limit;
+	uint64_t total_wb;        /* claimed by a job, not yet written: still counted by the throttle */
+	struct nfs_rpc *throttled, *throttled_tail;
+	int unthrottle_queued;
+	uint64_t throttled_writes;
 };
 
 static void disk_kick(struct sim *s, struct nfs_server_sim *srv);
@@ -217,20 +230,48 @@ static void srv_kupdate(struct sim *s, void *arg)
 
 /* ---- the disk ---- */
 
+/* Random writers: the server's dirty pages of a file are as scattered as the
+ * client's were (every WRITE is a run of its own at the client's densities),
+ * so with d of the file's F pages dirty a written page continues the previous
+ * one with probability (d - 1)/(F - 1) and otherwise costs a positioning
+ * (server_seek_ms: a seek on a disk, the per-request cost on flash). */
+static double random_run_share(const struct nfs_server_sim *srv, uint64_t dirty)
+{
+	if (srv->file_pages < 2 || dirty < 2)
+		return 1;
+	return 1.0 - (double)(dirty - 1) / (double)(srv->file_pages - 1);
+}
+
 /* A writeback job takes the file's dirty pages when it first reaches the disk
  * (a COMMIT all of them: fsync writes whatever is dirty then). */
+static void unthrottle_later(struct sim *s, struct nfs_server_sim *srv);
+
 static void job_claim(struct nfs_server_sim *srv, struct srv_job *j)
 {
 	struct srv_file *f = &srv->files[j->file];
 	j->started = 1;
-	if (j->rpc && !j->commit)
-		return;                 /* FILE_SYNC WRITE: its own pages */
+	if (j->rpc && !j->commit) {
+		j->run_share = j->pages ? 1.0 / (double)j->pages : 0;
+		srv->total_wb += j->pages;
+		return;                 /* FILE_SYNC WRITE: its own pages, one run */
+	}
+	if (srv->file_pages)
+		j->run_share = random_run_share(srv, f->dirty);
 	uint64_t n = j->commit || j->pages > f->dirty ? f->dirty : j->pages;
 	f->dirty -= n;
 	srv->total_dirty -= n;
+	srv->total_wb += n;
 	if (!f->dirty)
 		f->oldest = 0;
 	j->pages = n;
+}
+
+/* pages of a job written (or a FILE_SYNC WRITE's, never counted as dirty) */
+static void pages_written(struct sim *s, struct nfs_server_sim *srv, uint64_t n)
+{
+	srv->total_wb = srv->total_wb > n ? srv->total_wb - n : 0;
+	if (srv->throttled)
+		unthrottle_later(s, srv);
 }
 
 static void io_done(struct sim *s, void *arg)
@@ -240,6 +281,7 @@ static void io_done(struct sim *s, void *arg)
 	srv->cur = NULL;
 	j->pages -= srv->cur_pages;
 	srv->io_pages += srv->cur_pages;
+	pages_written(s, srv, srv->cur_pages);
 	if (j->pages)
 		fifo_push(j->sync ? &srv->sync_q : &srv->async_q, j);   /* round robin */
 	else
@@ -312,6 +354,7 @@ static void srv_end_io(struct sim *s, struct blk_queue *q, struct blk_rq *rq)
 	for (int i = 0; i < rq->nseg; i++) {
 		srv->files[rq->seg[i].inode - srv->finodes].completed += rq->seg[i].pages;
 		srv->io_pages += rq->seg[i].pages;
+		pages_written(s, srv, rq->seg[i].pages);
 		q->completed_pages += rq->seg[i].pages;
 	}
 	blk_jobs_done(s, srv);
@@ -339,13 +382,23 @@ static void disk_kick(struct sim *s, struct nfs_server_sim *srv)
 		}
 		double bw_pages_per_ms = srv->np.server_disk_mbps * 256.0 / 1000.0;
 		uint64_t io = (uint64_t)(srv->np.server_slice_ms * bw_pages_per_ms);
+		double page_ns = 0;
+		if (srv->file_pages) {
+			/* scattered pages: a slice holds fewer, each run pays a positioning */
+			page_ns = 4096.0 / (srv->np.server_disk_mbps * 1048576.0) * 1e9 +
+				  j->run_share * srv->np.server_seek_ms * 1e6;
+			io = (uint64_t)(srv->np.server_slice_ms * 1e6 / page_ns);
+		}
 		io = io ? io : 1;
 		uint64_t n = j->pages < io ? j->pages : io;
 		double ns = (double)n * 4096.0 / (srv->np.server_disk_mbps * 1048576.0) * 1e9;
-		if (srv->last_file != j->file)
+		if (srv->file_pages)
+			ns = (double)n * page_ns;
+		else if (srv->last_file != j->file)
 			ns += srv->np.server_seek_ms * 1e6;
 		ns *= 1.0 + srv->np.server_jitter_pct / 100.0 * (2.0 * sim_rand(s) - 1.0);
 		srv->last_file = j->file;
+		srv->disk_busy += (ktime_t)ns;
 		srv->cur = j;
 		srv->cur_pages = n;
 		sim_call_at(s, s->now + (ktime_t)ns, io_done, srv);
@@ -371,6 +424,17 @@ static void processed(struct sim *s, void *arg)
 		return;
 	}
 	if (r->op == NFSPROC_WRITE && !r->stable) {
+		if (srv->total_dirty + srv->total_wb + r->pages > srv->dirty_limit &&
+		    srv->total_dirty + srv->total_wb) {
+			r->next = NULL;
+			if (srv->throttled_tail)
+				srv->throttled_tail->next = r;
+			else
+				srv->throttled = r;
+			srv->throttled_tail = r;
+			srv->throttled_writes++;
+			return;
+		}
 		if (!f->dirty)
 			f->oldest = s->now;
 		f->dirty += r->pages;
@@ -389,6 +453,31 @@ static void processed(struct sim *s, void *arg)
 	j->rpc = r;
 	fifo_push(&srv->sync_q, j);
 	disk_kick(s, srv);
+}
+
+/* writeback took dirty pages: the throttled WRITEs that now fit go on, in
+ * order (from an event of its own, not inside the disk's dispatch loop) */
+static void unthrottle(struct sim *s, void *arg)
+{
+	struct nfs_server_sim *srv = arg;
+	srv->unthrottle_queued = 0;
+	while (srv->throttled &&
+	       srv->total_dirty + srv->total_wb + srv->throttled->pages <= srv->dirty_limit) {
+		struct nfs_rpc *r = srv->throttled;
+		srv->throttled = r->next;
+		if (!srv->throttled)
+			srv->throttled_tail = NULL;
+		r->next = NULL;
+		processed(s, r);
+	}
+}
+
+static void unthrottle_later(struct sim *s, struct nfs_server_sim *srv)
+{
+	if (srv->unthrottle_queued)
+		return;
+	srv->unthrottle_queued = 1;
+	sim_call_at(s, s->now, unthrottle, srv);
 }
 
 int nfs_server_can_accept(const struct nfs_server_sim *srv, uint64_t bytes)
@@ -448,8 +537,10 @@ struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int
 	srv->np = m->np;
 	srv->nfiles = nfiles;
 	srv->last_file = -1;
+	srv->file_pages = m->file_pages;
 	/* the server's background threshold: a ratio of its memory */
 	srv->bg_thresh = srv->np.server_mem_mb * 256 * srv->np.server_bg_ratio / 100;
+	srv->dirty_limit = srv->np.server_mem_mb * 256 * srv->np.server_dirty_ratio / 100;
 	srv->sockbuf_size = srv->np.server_sockbuf_kb * 1024;
 	if (strcmp(srv->np.server_dev, "hdd-2011") == 0) {
 		/* the hdd-2011 preset (the dev.* table defaults) at the server's media rate */
@@ -475,6 +566,16 @@ struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int
 uint64_t nfs_server_disk_pages(const struct nfs_server_sim *srv)
 {
 	return srv->io_pages;
+}
+
+ktime_t nfs_server_disk_busy(const struct nfs_server_sim *srv)
+{
+	return srv->disk_busy;
+}
+
+uint64_t nfs_server_throttled_writes(const struct nfs_server_sim *srv)
+{
+	return srv->throttled_writes;
 }
 
 void nfs_server_destroy(struct nfs_server_sim *srv)

@@ -7,6 +7,7 @@
 static const char *const nfs_server_dev_names[] = { "fifo", "hdd-2011", NULL };
 static const char *const dev_ioend_names[] = { "auto", "request", NULL };
 static const char *const nfs_congestion_names[] = { "auto", "flag", "skip", "wait", NULL };
+static const char *const writer_pattern_names[] = { "seq", "rand", NULL };
 
 #define P(field) offsetof(struct sim_params, field)
 
@@ -84,6 +85,8 @@ static const struct param_desc descs[] = {
 	{ "nfs.server_mem_mb", PT_U64, P(nfs.server_mem_mb), 8192, 64, 16777216, "server RAM" },
 	{ "nfs.server_dirty_ratio", PT_U64, P(nfs.server_dirty_ratio), 20, 1, 100, "server vm.dirty_ratio" },
 	{ "nfs.server_bg_ratio", PT_U64, P(nfs.server_bg_ratio), 10, 0, 100, "server vm.dirty_background_ratio" },
+	{ "writer.pattern", PT_NAME, P(writer.pattern), 0, 0, 0, "what each writer does: seq (dd: appends BS-sized write()s to its file) or rand (fio --rw=randwrite: BS-sized write()s at random page offsets of a preallocated file of writer.file_mb; nfs cases only)", writer_pattern_names },
+	{ "writer.file_mb", PT_U64, P(writer.file_mb), 65536, 1, 16777216, "writer.pattern=rand: size of each writer's file, MiB" },
 };
 
 _Static_assert(ARRAY_SIZE(descs) <= 128, "set_mask holds 128 rows");

@@ -63,6 +63,12 @@ struct nfs_params {
 	uint64_t server_bg_ratio;
 };
 
+/* what the writers do (writer.c) */
+struct writer_params {
+	char pattern[DEV_NAME_LEN];   /* seq (dd) or rand (fio randwrite) */
+	uint64_t file_mb;             /* rand: each writer's file */
+};
+
 struct sim_params {
 	uint64_t hz;
 	double cpu_page_ns;      /* copying one page in write() */
@@ -93,6 +99,7 @@ struct sim_params {
 	struct disk_params disk;
 	struct dev_params dev;
 	struct nfs_params nfs;
+	struct writer_params writer;
 	uint64_t set_mask[2];    /* keys given by params_set (bit = table row), for presets */
 };
 

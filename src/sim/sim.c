@@ -31,6 +31,11 @@ int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, si
 	if (p->nfs.max_slots < p->nfs.min_slots)
 		FAIL("nfs.min_slots=%llu must not exceed nfs.max_slots=%llu",
 		     (unsigned long long)p->nfs.min_slots, (unsigned long long)p->nfs.max_slots);
+	if (!strcmp(p->writer.pattern, "rand") && strcmp(c->fs, "nfs") != 0)
+		FAIL("case '%s': writer.pattern=rand is only modelled on nfs (the local block layer lays pages out sequentially)",
+		     c->name);
+	if (!strcmp(p->writer.pattern, "rand") && strcmp(p->nfs.server_dev, "fifo") != 0)
+		FAIL("writer.pattern=rand needs nfs.server_dev=fifo (the server's block layer lays pages out sequentially)");
 	if (c->bs % PAGE_SIZE_BYTES)
 		FAIL("case '%s': the simulator needs a block size that is a multiple of 4k", c->name);
 	if (!dev_preset_find(p->dev.model))

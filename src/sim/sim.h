@@ -173,6 +173,10 @@ struct task {
 	 * whether the host must fault that block in (writer.c) */
 	uint64_t frame_block_left;
 	int frame_block_unbacked;
+	/* writer.pattern=rand: pages of its file (0: a sequential dd) and the
+	 * fraction of a fresh page carried between write bursts (rand_pages.h) */
+	uint64_t rand_file_pages;
+	double rand_carry;
 };
 
 /* ---- the whole machine ----------------------------------------------------- */

@@ -1,5 +1,7 @@
+#include <string.h>
 #include "writer.h"
 #include "page_writeback.h"
+#include "rand_pages.h"
 #include "../throttle/throttle.h"
 
 /* The page a write() copies into is a newly allocated page-cache page.  In a
@@ -37,7 +39,10 @@ static double frame_fault_ns(struct sim *s, struct task *t)
 	return t->frame_block_unbacked ? s->p.host_fault_ns : 0;
 }
 
-/* generic_perform_write loop of `dd if=/dev/zero of=FILE bs=BS` */
+/* generic_perform_write loop of `dd if=/dev/zero of=FILE bs=BS`, or with
+ * writer.pattern=rand of `fio --rw=randwrite --bs=BS --ioengine=psync` on a
+ * preallocated file of writer.file_mb: the same CPU per call and page, only
+ * the pages a write lands on may be dirty already (rand_pages.h) */
 static void dd_main(void *arg)
 {
 	struct task *t = arg;
@@ -65,17 +70,25 @@ static void dd_main(void *arg)
 		if (n > burst)
 			n = burst;
 		cpu_run_from(s, &t->th, start, (ktime_t)((double)n * per_page));
-		account_page_dirtied(s, t, n);
+		/* a random write into an already dirty page dirties nothing new:
+		 * no accounting, and it does not count towards the ratelimit */
+		uint64_t fresh = t->rand_file_pages ?
+			rand_fresh_pages(n, t->inode->nr_dirty, t->rand_file_pages, &t->rand_carry) : n;
+		if (fresh)
+			account_page_dirtied(s, t, fresh);
 		t->pages_written += n;
 		if (t->frame_block_left != UINT64_MAX)
 			t->frame_block_left -= n;
-		s->model->ratelimited(s, t, n);
+		if (fresh)
+			s->model->ratelimited(s, t, fresh);
 	}
 }
 
 void writer_start(struct sim *s, struct task *t)
 {
 	char comm[16];
-	snprintf(comm, sizeof(comm), "dd");
+	int rand = !strcmp(s->p.writer.pattern, "rand");
+	snprintf(comm, sizeof(comm), rand ? "fio" : "dd");
+	t->rand_file_pages = rand ? s->p.writer.file_mb * 256 : 0;
 	sthread_start(s, &t->th, comm, 3000 + t->idx, t->th.cpu, dd_main, t);
 }

@@ -1,6 +1,8 @@
 /* dd-style writers: each task writes its own file in BS-sized write() calls,
  * costing CPU per call and per page copied, and enters the throttle through
- * balance_dirty_pages_ratelimited after dirtying pages. */
+ * balance_dirty_pages_ratelimited after dirtying pages.  With
+ * writer.pattern=rand each is a fio randwrite job on a preallocated file
+ * (rand_pages.h): same costs, fewer newly dirtied pages. */
 #ifndef WBLAB_WRITER_H
 #define WBLAB_WRITER_H
 #include "sim.h"
