@@ -5,12 +5,17 @@
 #define WBLAB_NFS_H
 #include "../sim/sim.h"
 #include "xprt_slots.h"
+#include "rpc_wait_queue.h"
 #include "xprt_sndbuf.h"
 #include "nfs_rules.h"
 
 enum nfs_op { NFSPROC_WRITE, NFSPROC_COMMIT, NFS_NR_OPS };
 
+/* tk_owner of tasks created in rpciod's context (6.x's io-completion COMMIT) */
+#define NFS_OWNER_RPCIOD (-1)
+
 struct nfs_rpc {
+	struct rpc_waiter w;        /* on the backlog: tk_priority, tk_owner (first member) */
 	enum nfs_op op;
 	struct inode *inode;
 	uint64_t pages;
@@ -59,7 +64,7 @@ struct nfs_mount {
 	/* transport */
 	struct xprt_slots slots;
 	uint64_t backlog_len, backlog_max, backlog_waits;  /* requests asleep for a slot */
-	struct nfs_rpc *backlog, *backlog_tail;   /* waiting for a slot */
+	struct rpc_wait_queue backlog;            /* waiting for a slot (xprt->backlog) */
 	struct nfs_rpc *sending, *sending_tail;   /* have a slot, waiting for the socket */
 	struct xprt_sndbuf sndbuf;
 	struct nfs_rpc *sock, *sock_tail;         /* in the socket's send buffer, not yet on the wire */

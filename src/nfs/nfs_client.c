@@ -115,8 +115,10 @@ static void ioc_free(struct nfs_mount *m, struct nfs_ioc *c)
 }
 
 /* send one COMMIT for the file's whole commit list (nfs_scan_commit +
- * nfs_commit_list); returns its pages */
-static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode *inode)
+ * nfs_commit_list); returns its pages.  Its task has NORMAL priority
+ * (flush_task_priority of how = 0 or FLUSH_SYNC) and belongs to the thread
+ * that sends it (tk_owner, the tgid). */
+static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode *inode, int owner)
 {
 	struct nfs_inode *ni = inode->fs_private;
 	uint64_t n = ni->ncommit;
@@ -127,6 +129,8 @@ static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode
 	r->op = NFSPROC_COMMIT;
 	r->inode = inode;
 	r->pages = n;
+	r->w.priority = RPC_PRIORITY_NORMAL;
+	r->w.owner = owner;
 	rpc_submit(s, m, r);
 	return n;
 }
@@ -190,6 +194,11 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 		r->op = NFSPROC_WRITE;
 		r->inode = inode;
 		r->pages = k;
+		/* wb_priority: 3.x flushes background and kupdate writeback at
+		 * FLUSH_LOWPRI (RPC_PRIORITY_LOW), anything else at NORMAL */
+		r->w.priority = s->model->nfs_client->lowpri_background &&
+				(wbc->for_background || wbc->for_kupdate) ? RPC_PRIORITY_LOW : RPC_PRIORITY_NORMAL;
+		r->w.owner = th->pid;
 		r->stable = stable;
 		if (ioc) {
 			r->ioc = ioc;
@@ -243,7 +252,7 @@ static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *ino
 	case NFS_COMMIT_SEND:
 		break;
 	}
-	uint64_t sent = nfs_commit_send(s, m, inode);
+	uint64_t sent = nfs_commit_send(s, m, inode, th->pid);
 	/* commits count as written for the caller's budget (6.x too: __nfs_commit_inode) */
 	wbc->nr_to_write -= (int64_t)sent;
 	if (wbc->nr_to_write < 0)
@@ -278,7 +287,7 @@ void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	if (r->ioc && !--r->ioc->refs) {
 		/* nfs_io_completion_commit: the call's WRITEs are all answered */
 		if (ni->ncommit)
-			nfs_commit_send(s, m, inode);
+			nfs_commit_send(s, m, inode, NFS_OWNER_RPCIOD);
 		ioc_free(m, r->ioc);
 	}
 }

@@ -3,12 +3,14 @@
 const struct nfs_client_era nfs_client_3_1 = {
 	.name = "3.1",
 	.datasync_on_write = 1,
+	.lowpri_background = 1,
 	.xprt_free_slot_no_wake = 1,
 };
 
 const struct nfs_client_era nfs_client_3_1_wq4 = {
 	.name = "3.1+nfs-wq4",
 	.datasync_on_write = 1,
+	.lowpri_background = 1,
 	.writeback_wait = 1,
 	.xprt_free_slot_no_wake = 1,
 };
@@ -16,6 +18,7 @@ const struct nfs_client_era nfs_client_3_1_wq4 = {
 const struct nfs_client_era nfs_client_3_2 = {
 	.name = "3.2",
 	.commit_skip_empty = 1,
+	.lowpri_background = 1,
 };
 
 const struct nfs_client_era nfs_client_6x = {

@@ -3,12 +3,19 @@
  * backlog for the rest, the socket's send buffer (xprt_sndbuf.h: where the
  * iostats' queue time ends), and one wire that sends one request at a time at
  * the link's payload bandwidth.  Replies are small: they only pay the latency.
- * MODEL: one FIFO for WRITEs and COMMITs (the kernel's priority queues and
- * per-owner batching are not modelled). */
+ * Requests waiting for a slot sleep on the backlog, a priority wait queue
+ * (rpc_wait_queue.h: by tk_priority, in per-owner batches); once they hold a
+ * slot they are sent in the order they got it (the kernel's sending queue
+ * orders first transmissions FIFO too). */
 #include <stdlib.h>
 #include "nfs.h"
 #include "nfs_era.h"
 #include "../throttle/throttle.h"
+
+#include <stddef.h>
+
+/* the backlog hands back the waiter: it is the request's first member */
+_Static_assert(offsetof(struct nfs_rpc, w) == 0, "rpc_waiter first in nfs_rpc");
 
 #define RPC_HDR_BYTES 148    /* RPC + NFSv3 WRITE/COMMIT call header, approximately */
 #define RPC_REPLY_BYTES 136
@@ -109,14 +116,17 @@ void xprt_init_slots(struct sim *s, struct nfs_mount *m)
 {
 	xprt_slots_init(&m->slots, m->np.min_slots, m->np.max_slots,
 			s->model->nfs_client->xprt_free_slot_no_wake);
+	rpc_init_priority_wait_queue(&m->backlog);
 	m->sndbuf = (struct xprt_sndbuf){ .size = m->np.client_sndbuf_kb * 1024 };
 }
 
-/* rpc_wake_up_next(&xprt->backlog): the first backlogged task retries */
+/* rpc_wake_up_next(&xprt->backlog): the task the priority queue picks
+ * retries and takes the freed slot */
 static void xprt_wake_backlog(struct nfs_mount *m)
 {
-	if (m->backlog && xprt_alloc_slot(&m->slots)) {
-		fifo_push(&m->sending, &m->sending_tail, fifo_pop(&m->backlog, &m->backlog_tail));
+	if (m->backlog.qlen && xprt_alloc_slot(&m->slots)) {
+		struct nfs_rpc *r = (struct nfs_rpc *)rpc_wake_up_next(&m->backlog);
+		fifo_push(&m->sending, &m->sending_tail, r);
 		m->backlog_len--;
 	}
 }
@@ -128,7 +138,7 @@ void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	if (xprt_alloc_slot(&m->slots))
 		fifo_push(&m->sending, &m->sending_tail, r);
 	else {
-		fifo_push(&m->backlog, &m->backlog_tail, r);
+		rpc_sleep_on(&m->backlog, &r->w);
 		m->backlog_waits++;
 		if (++m->backlog_len > m->backlog_max)
 			m->backlog_max = m->backlog_len;
