@@ -228,7 +228,9 @@ static int run_seed(int argc, char **argv)
 		struct wb_case cs;
 		if (case_parse(seed_cases[i], &cs, err, sizeof(err)))
 			abort();
-		if (sim_check(&cs, p, err, sizeof(err))) {
+		if (sim_check(&cs, p, err, sizeof(err)) ||
+		    sim_check_model(p, throttle_lookup(seed_kernels[0]), err, sizeof(err)) ||
+		    sim_check_model(p, throttle_lookup(seed_kernels[1]), err, sizeof(err))) {
 			wb_error("%s", err);
 			return EXIT_USAGE;
 		}

@@ -394,6 +394,12 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 				sim_matrix_free(m, js, n);
 				return -1;
 			}
+			for (int k = 0; k < m->nm; k++)
+				if (sim_check_model(p, m->models[k], err, sizeof(err))) {
+					wb_error("%s", err);
+					sim_matrix_free(m, js, n);
+					return -1;
+				}
 			for (int k = 0; k < m->nm * m->repeat; k++, idx++) {
 				int r = k % m->repeat;
 				if (m->shard_n && idx % m->shard_n != m->shard_i - 1)

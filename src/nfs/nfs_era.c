@@ -27,5 +27,6 @@ const struct nfs_client_era nfs_client_6x = {
 	.unstable_as_writeback = 1,
 	.commit_after_writeback = 1,
 	.io_completion_commit = 1,
+	.rpc_queue_fair = 1,
 	.congestion = NFS_CONG_WAIT,
 };

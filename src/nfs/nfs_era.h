@@ -23,6 +23,7 @@ struct nfs_client_era {
 	unsigned commit_after_writeback : 1;  /* 4.x nfs_write_inode: WB_SYNC_NONE commits once no page is under writeback,
 					       * several COMMITs of a file may be in flight */
 	unsigned io_completion_commit : 1;    /* 4.x nfs_io_completion: a writepages call's last WRITE reply commits the file */
+	unsigned rpc_queue_fair : 1;          /* 5.0 sunrpc: priority lists without per-owner batches (rpc_wait_queue.h) */
 	unsigned lowpri_background : 1;       /* 3.x wb_priority: background and kupdate WRITEs are RPC_PRIORITY_LOW
 					       * (FLUSH_LOWPRI); later kernels send every WRITE at NORMAL */
 	enum nfs_write_congestion congestion;

@@ -541,6 +541,9 @@ struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int
 	/* the server's background threshold: a ratio of its memory */
 	srv->bg_thresh = srv->np.server_mem_mb * 256 * srv->np.server_bg_ratio / 100;
 	srv->dirty_limit = srv->np.server_mem_mb * 256 * srv->np.server_dirty_ratio / 100;
+	/* domain_dirty_limits: a background threshold at or above the limit is half of it */
+	if (srv->bg_thresh >= srv->dirty_limit)
+		srv->bg_thresh = srv->dirty_limit / 2;
 	srv->sockbuf_size = srv->np.server_sockbuf_kb * 1024;
 	if (strcmp(srv->np.server_dev, "hdd-2011") == 0) {
 		/* the hdd-2011 preset (the dev.* table defaults) at the server's media rate */

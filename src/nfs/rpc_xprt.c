@@ -116,7 +116,7 @@ void xprt_init_slots(struct sim *s, struct nfs_mount *m)
 {
 	xprt_slots_init(&m->slots, m->np.min_slots, m->np.max_slots,
 			s->model->nfs_client->xprt_free_slot_no_wake);
-	rpc_init_priority_wait_queue(&m->backlog);
+	rpc_init_priority_wait_queue(&m->backlog, s->model->nfs_client->rpc_queue_fair);
 	m->sndbuf = (struct xprt_sndbuf){ .size = m->np.client_sndbuf_kb * 1024 };
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim.h"
+#include "../nfs/nfs_era.h"
 #include "fs_writeback.h"
 #include "page_writeback.h"
 #include "proportions.h"
@@ -36,6 +37,8 @@ int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, si
 		     c->name);
 	if (!strcmp(p->writer.pattern, "rand") && strcmp(p->nfs.server_dev, "fifo") != 0)
 		FAIL("writer.pattern=rand needs nfs.server_dev=fifo (the server's block layer lays pages out sequentially)");
+	if (!strcmp(p->writer.pattern, "rand") && c->bs != PAGE_SIZE_BYTES)
+		FAIL("case '%s': writer.pattern=rand needs a 4k block size (each write() is one random page)", c->name);
 	if (c->bs % PAGE_SIZE_BYTES)
 		FAIL("case '%s': the simulator needs a block size that is a multiple of 4k", c->name);
 	if (!dev_preset_find(p->dev.model))
@@ -77,11 +80,22 @@ static int bdi_init(struct sim *s, struct bdi *bdi, const char *name)
 	return 0;
 }
 
+/* The parameters a kernel model cannot run: a random writer is counted per
+ * newly dirtied page (6.x's folio_account_dirtied), where 3.x counted every
+ * write() towards the ratelimit. */
+int sim_check_model(const struct sim_params *p, const struct throttle_model *m, char *err, size_t errlen)
+{
+	if (!strcmp(p->writer.pattern, "rand") && m->nfs_client != &nfs_client_6x)
+		FAIL("writer.pattern=rand is only modelled under current (kernel '%s' counts every write() towards "
+		     "its ratelimit, the random writer only fresh pages)", m->name);
+	return 0;
+}
+
 int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
-	if (sim_check(c, p, err, errlen))
+	if (sim_check(c, p, err, errlen) || sim_check_model(p, m, err, errlen))
 		return -1;
 	s->c = *c;
 	s->p = *p;

@@ -243,6 +243,8 @@ static inline ktime_t jiffies_to_ktime(const struct sim *s, uint64_t j) { return
 /* engine (sim.c) */
 /* Whether a case and parameters can be simulated; a one-line reason if not. */
 int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, size_t errlen);
+/* what a kernel model cannot run with these parameters: 0, or -1 with the reason */
+int sim_check_model(const struct sim_params *p, const struct throttle_model *m, char *err, size_t errlen);
 int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen);
 int sim_run(struct sim *s, double seconds);

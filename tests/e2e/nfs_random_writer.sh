@@ -18,6 +18,10 @@ check "rand on a local file system is refused naming writer.pattern" '[ $rc -ne 
 check "rand with the block-layer server disk is refused" '[ $rc -ne 0 ] && grep -q "nfs.server_dev=fifo" "$T/e2"'
 "$W" sim -q -t 2 --no-trace -k current --set writer.pattern=bogus -o "$T/x" nfs-1dd-4k-8p-4096M-20:10 >/dev/null 2>"$T/e3"; rc=$?
 check "an unknown pattern is refused naming the key" '[ $rc -ne 0 ] && grep -q "writer.pattern" "$T/e3"'
+"$W" sim -q -t 2 --no-trace -k 3.2-ioless --set writer.pattern=rand -o "$T/x" nfs-1dd-4k-8p-4096M-20:10 >/dev/null 2>"$T/e4"; rc=$?
+check "rand under a 3.x model is refused before anything runs (3.x counts every write())" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/e4")" -eq 1 ] && grep -q "only modelled under current" "$T/e4" && [ ! -e "$T/x" ]'
+"$W" sim -q -t 2 --no-trace -k current --set writer.pattern=rand -o "$T/x" nfs-1dd-64k-8p-4096M-20:10 >/dev/null 2>"$T/e5"; rc=$?
+check "rand with a 64k block size is refused" '[ $rc -eq 2 ] && grep -q "needs a 4k block size" "$T/e5"'
 
 C=nfs-4dd-4k-8p-65536M-20:10
 D="thresh=20/$C-current"

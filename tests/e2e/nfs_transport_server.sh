@@ -61,3 +61,9 @@ check "current: writeback+unstable peak flag $wf > 1.5 x skip $ws and wait $ww p
 qf=$(st nfs_write_queue_time "$(S6 flag)"); qw=$(st nfs_write_queue_time "$(S6 wait)")
 check "current: WRITE queue time flag $qf ms > 2 x wait $qw ms" 'awk -v f="$qf" -v w="$qw" "BEGIN{exit !(f > 2 * w)}"'
 check "current: skip and wait differ" '! cmp -s "$(S6 skip)" "$(S6 wait)"'
+# the server's background threshold at or above its dirty limit is half of
+# it (domain_dirty_limits), so a small server does not wait for kupdate
+"$W" sim -q -t 30 -k current --no-trace --set nfs.server_mem_mb=64 --set nfs.server_dirty_ratio=5 \
+  --set nfs.server_bg_ratio=50 -o "$T/bgc" nfs-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+bw=$(awk '/^write_bw /{print $2}' "$T"/bgc/*/*/stats)
+check "server bg_ratio above its dirty_ratio: writes flow ($bw MB/s > 40)" 'awk -v b="$bw" "BEGIN{exit !(b > 40)}"'
