@@ -85,7 +85,7 @@ static const struct param_desc descs[] = {
 	{ "nfs.server_mem_mb", PT_U64, P(nfs.server_mem_mb), 8192, 64, 16777216, "server RAM" },
 	{ "nfs.server_dirty_ratio", PT_U64, P(nfs.server_dirty_ratio), 20, 1, 100, "server vm.dirty_ratio" },
 	{ "nfs.server_bg_ratio", PT_U64, P(nfs.server_bg_ratio), 10, 0, 100, "server vm.dirty_background_ratio" },
-	{ "writer.pattern", PT_NAME, P(writer.pattern), 0, 0, 0, "what each writer does: seq (dd: appends BS-sized write()s to its file) or rand (fio --rw=randwrite: BS-sized write()s at random page offsets of a preallocated file of writer.file_mb; nfs cases only)", writer_pattern_names },
+	{ "writer.pattern", PT_NAME, P(writer.pattern), 0, 0, 0, "what each writer does: seq (dd: appends BS-sized write()s to its file) or rand (fio --rw=randwrite: BS-sized write()s at random page offsets of a preallocated file of writer.file_mb; nfs cases under current, bs 4k, nfs.server_dev=fifo)", writer_pattern_names },
 	{ "writer.file_mb", PT_U64, P(writer.file_mb), 65536, 1, 16777216, "writer.pattern=rand: size of each writer's file, MiB" },
 };
 
