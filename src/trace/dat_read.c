@@ -1,6 +1,7 @@
 /* Reads back wblab's own trace.dat: the v7 options, the compressed cmdlines
- * and event-format sections, then each CPU's zstd chunks one at a time
- * (memory: one chunk per CPU), merged by timestamp.  A file counts as ours
+ * and event-format sections, then each CPU's zstd chunks (memory: the chunk
+ * being decoded and one decompressed ahead by a second thread, per CPU;
+ * dat_prefetch.c), merged by timestamp.  A file counts as ours
  * when its UNAME option names a wblab era and its event formats are exactly
  * the ones dat_format.c generates for that era. */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "dat_read.h"
 #include "dat_file.h"
 #include "dat_format.h"
+#include "dat_prefetch.h"
 
 #define MAX_CPUS 1024
 _Static_assert(WB_COMM_LEN > 16, "a stored comm (16 bytes, NUL-padded) is copied whole into wb_event");
@@ -21,10 +23,11 @@ _Static_assert(WB_COMM_LEN > 16, "a stored comm (16 bytes, NUL-padded) is copied
 
 struct rcpu {
 	int cpu;
-	uint64_t off, end;        /* next chunk header, end of this CPU's data */
-	uint32_t chunks_left;
-	unsigned char *chunk;     /* uncompressed chunk */
-	size_t clen, ccap;
+	struct dat_stream s;      /* its chunks in the file (synchronous loading) */
+	struct dat_chunk_buf b;   /* the chunk being decoded */
+	unsigned char *chunk;     /* b.data while a chunk is open, else NULL */
+	size_t clen;
+	int done;                 /* its last event went out, or its data is damaged */
 	size_t page;              /* offset of the current page in chunk */
 	size_t pos, pend;         /* next record, end of committed data (in chunk) */
 	uint64_t ts;              /* timestamp of the last record read */
@@ -61,10 +64,18 @@ struct wbdat {
 	/* the merge: a binary heap of the CPUs holding a pending event, by
 	 * (timestamp, CPU index); its root's event goes out next and only that
 	 * CPU advances */
-	uint64_t *next_ts;         /* [CPU index] */
-	int *heap, nheap;
+	struct mkey { uint64_t ts; int i; } *heap;   /* the key beside the CPU: no indirection */
+	int nheap;
 	int started;
+	struct dat_prefetch *pf;   /* NULL: chunks loaded synchronously */
 };
+
+static int prefetch_on = 1;
+
+void wbdat_set_prefetch(int on)
+{
+	prefetch_on = on;
+}
 
 static uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
@@ -193,12 +204,12 @@ void wbdat_close(struct wbdat *d)
 {
 	if (!d)
 		return;
+	dat_prefetch_stop(d->pf);   /* before the fd and buffers it uses go */
 	if (d->fd >= 0)
 		close(d->fd);
 	for (int i = 0; i < d->ncpus; i++)
-		free(d->cpus[i].chunk);
+		free(d->cpus[i].b.data);
 	free(d->cpus);
-	free(d->next_ts);
 	free(d->heap);
 	free(d->z);
 	free(d->comm);
@@ -308,9 +319,8 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
 		return fail(d, err, errlen, "damaged BUFFER option");
 	}
 	d->cpus = calloc(ncpu ? ncpu : 1, sizeof(*d->cpus));
-	d->next_ts = calloc(ncpu ? ncpu : 1, sizeof(*d->next_ts));
 	d->heap = calloc(ncpu ? ncpu : 1, sizeof(*d->heap));
-	if (!d->cpus || !d->next_ts || !d->heap) {
+	if (!d->cpus || !d->heap) {
 		free(opt);
 		return fail(d, err, errlen, "out of memory");
 	}
@@ -325,48 +335,25 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
 			return fail(d, err, errlen, "damaged CPU data");
 		}
 		c->cpu = (int)rd32(q);
-		c->off = off + 4;
-		c->end = off + size;
-		c->chunks_left = rd32(cnt);
+		c->s.off = off + 4;
+		c->s.end = off + size;
+		c->s.chunks_left = rd32(cnt);
 		d->ncpus++;
 	}
 	free(opt);
 	return d;
 }
 
-/* Decompresses the CPU's next chunk; 0 at its end, -1 on damage. */
+/* The CPU's next chunk, from the prefetching thread or read here; 0 at its
+ * end, -1 on damage. */
 static int next_chunk(struct wbdat *d, struct rcpu *c)
 {
-	unsigned char h[8];
-	if (!c->chunks_left)
-		return 0;
-	if (c->off + 8 > c->end || pread_all(d->fd, h, 8, c->off))
-		return -1;
-	uint32_t zs = rd32(h), us = rd32(h + 4);
-	if (c->off + 8 + zs > c->end || us % DAT_PAGE_SIZE || us > (1u << 28))
-		return -1;
-	if (zs > d->zcap) {
-		unsigned char *z = realloc(d->z, zs);
-		if (!z)
-			return -1;
-		d->z = z;
-		d->zcap = zs;
-	}
-	if (us > c->ccap) {
-		unsigned char *u = realloc(c->chunk, us);
-		if (!u)
-			return -1;
-		c->chunk = u;
-		c->ccap = us;
-	}
-	if (pread_all(d->fd, d->z, zs, c->off + 8))
-		return -1;
-	size_t got = ZSTD_decompressDCtx(d->dc, c->chunk, us, d->z, zs);
-	if (ZSTD_isError(got) || got != us)
-		return -1;
-	c->off += 8 + zs;
-	c->chunks_left--;
-	c->clen = us;
+	int r = d->pf ? dat_prefetch_take(d->pf, (int)(c - d->cpus), &c->b)
+		      : dat_chunk_load(d->fd, d->dc, &c->s, &d->z, &d->zcap, &c->b);
+	if (r <= 0)
+		return r;
+	c->chunk = c->b.data;
+	c->clen = c->b.len;
 	c->page = 0;
 	c->pend = 0;
 	c->pos = 0;
@@ -570,39 +557,39 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 static int refill(struct wbdat *d, int i, char *err, size_t errlen)
 {
 	struct rcpu *c = &d->cpus[i];
-	if (!c->have && (c->chunks_left || c->chunk)) {
+	if (!c->have && !c->done) {
 		int r = advance(d, c);
 		if (r < 0) {
 			snprintf(err, errlen, "%s: damaged ring-buffer data of CPU %d", d->path, c->cpu);
 			return -1;
 		}
 		if (!r) {
-			free(c->chunk);
+			free(c->b.data);
+			c->b = (struct dat_chunk_buf){ 0 };
 			c->chunk = NULL;
-			c->ccap = c->clen = 0;
-			c->chunks_left = 0;
+			c->clen = 0;
+			c->done = 1;
 		}
 	}
-	d->next_ts[i] = c->ev_ts;
 	return c->have;
 }
 
 /* earlier timestamp first, the lower CPU index on a tie (as a scan would) */
-static int merge_less(const struct wbdat *d, int a, int b)
+static int merge_less(struct mkey a, struct mkey b)
 {
-	return d->next_ts[a] < d->next_ts[b] || (d->next_ts[a] == d->next_ts[b] && a < b);
+	return a.ts < b.ts || (a.ts == b.ts && a.i < b.i);
 }
 
 static void merge_sift_down(struct wbdat *d, int i)
 {
-	int x = d->heap[i];
+	struct mkey x = d->heap[i];
 	for (;;) {
 		int l = 2 * i + 1, m = l;
 		if (l >= d->nheap)
 			break;
-		if (l + 1 < d->nheap && merge_less(d, d->heap[l + 1], d->heap[l]))
+		if (l + 1 < d->nheap && merge_less(d->heap[l + 1], d->heap[l]))
 			m = l + 1;
-		if (!merge_less(d, d->heap[m], x))
+		if (!merge_less(d->heap[m], x))
 			break;
 		d->heap[i] = d->heap[m];
 		i = m;
@@ -614,6 +601,15 @@ static void merge_sift_down(struct wbdat *d, int i)
 int wbdat_next(struct wbdat *d, struct wb_event *e, char *err, size_t errlen)
 {
 	if (!d->started) {
+		uint64_t chunks = 0;
+		for (int i = 0; i < d->ncpus; i++)
+			chunks += d->cpus[i].s.chunks_left;
+		if (prefetch_on && chunks > 1 && !d->pf) {   /* !pf: a retry after an error */
+			struct dat_stream st[MAX_CPUS];
+			for (int i = 0; i < d->ncpus; i++)
+				st[i] = d->cpus[i].s;
+			d->pf = dat_prefetch_start(d->fd, d->dc, st, d->ncpus);
+		}
 		for (int i = 0; i < d->ncpus; i++) {
 			int r = refill(d, i, err, errlen);
 			if (r < 0) {
@@ -621,24 +617,26 @@ int wbdat_next(struct wbdat *d, struct wb_event *e, char *err, size_t errlen)
 				return -1;
 			}
 			if (r)
-				d->heap[d->nheap++] = i;
+				d->heap[d->nheap++] = (struct mkey){ d->cpus[i].ev_ts, i };
 		}
 		for (int i = d->nheap / 2 - 1; i >= 0; i--)
 			merge_sift_down(d, i);
 		d->started = 1;
 	} else if (d->nheap) {
 		/* the root's event went out last time: its CPU's next one */
-		int r = refill(d, d->heap[0], err, errlen);
+		int r = refill(d, d->heap[0].i, err, errlen);
 		if (r < 0)
 			return -1;
 		if (!r)
 			d->heap[0] = d->heap[--d->nheap];
+		else
+			d->heap[0].ts = d->cpus[d->heap[0].i].ev_ts;
 		if (d->nheap)
 			merge_sift_down(d, 0);
 	}
 	if (!d->nheap)
 		return 0;
-	struct rcpu *best = &d->cpus[d->heap[0]];
+	struct rcpu *best = &d->cpus[d->heap[0].i];
 	if (decode(d, best, e)) {
 		snprintf(err, errlen, "%s: unknown or short record on CPU %d", d->path, best->cpu);
 		return -1;
