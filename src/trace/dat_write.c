@@ -172,8 +172,13 @@ static void note_comm(struct dat_writer *w, const struct wb_event *e)
 		size_t n = strnlen(src, 15);
 		memcpy(c, src, n);
 		c[n] = 0;
-	} else if (memcmp(c, e->comm, 16) && strncmp(c, e->comm, 16)) {  /* memcmp: the usual case in one step */
-		w->inexact++;
+	} else {
+		/* strncmp(c, e->comm, 16) without its byte loop, reading no byte of
+		 * e->comm past its NUL: c is NUL-padded, so equal means the same n
+		 * bytes and c ends there too */
+		size_t n = strnlen(e->comm, 16);
+		if (n == 16 || c[n] || memcmp(c, e->comm, n))
+			w->inexact++;
 	}
 }
 

@@ -111,6 +111,22 @@ static void test_inexact_counted(void **s)
 	snprintf(e.comm, sizeof(e.comm), "other");   /* pid 3003 had comm dd */
 	dat_write_event(w, &e);
 	assert_int_equal(dat_writer_inexact(w), 3);
+	/* a comm compared up to its NUL: bytes after it do not count, a prefix
+	 * or an extension of the stored comm does */
+	make_event(&e, EV_GLOBAL_DIRTY_STATE, 3, 13);
+	memcpy(e.comm, "dd\0garbage-here", 16);
+	dat_write_event(w, &e);
+	assert_int_equal(dat_writer_inexact(w), 3);
+	snprintf(e.comm, sizeof(e.comm), "d");
+	dat_write_event(w, &e);
+	snprintf(e.comm, sizeof(e.comm), "ddd");
+	dat_write_event(w, &e);
+	assert_int_equal(dat_writer_inexact(w), 5);
+	e.pid = 4000;                          /* kept as its first 15 bytes: never equal */
+	snprintf(e.comm, sizeof(e.comm), "a-comm-of-16+-bytes");
+	dat_write_event(w, &e);
+	dat_write_event(w, &e);
+	assert_int_equal(dat_writer_inexact(w), 7);
 	assert_int_equal(dat_writer_close(w), 0);
 	unlink(path);
 }
