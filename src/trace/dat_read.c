@@ -562,18 +562,20 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 static inline __attribute__((always_inline)) int refill(struct wbdat *d, int i, char *err, size_t errlen)
 {
 	struct rcpu *c = &d->cpus[i];
-	if (!c->have && c->chunk && c->pos + 4 <= c->pend) {
-		/* the common record (a data event of up to 112 bytes, its length
-		 * in type_len) here, what advance() does for it: a call per event
-		 * was a tenth of the reader */
-		uint32_t w = rd32(c->chunk + c->pos);
-		size_t len = (size_t)(w & 31) * 4;
-		if (len && len <= 28 * 4 && c->pos + 4 + len <= c->pend) {
+	if (!c->have && c->chunk && c->pos + 8 <= c->pend) {
+		/* a data record within the page here, what advance() does for it
+		 * (its length in type_len, or in the word after it when longer
+		 * than 112 bytes): a call per event was a tenth of the reader */
+		uint32_t w = rd32(c->chunk + c->pos), l = rd32(c->chunk + c->pos + 4);
+		unsigned type_len = w & 31;
+		size_t hdr = type_len ? 4 : 8;
+		size_t len = type_len ? (size_t)type_len * 4 : ((size_t)l - 4 + 3) & ~(size_t)3;
+		if (type_len <= 28 && (type_len || l >= 4) && c->pos + hdr + len <= c->pend) {
 			c->ts += w >> 5;
-			c->ev = c->chunk + c->pos + 4;
+			c->ev = c->chunk + c->pos + hdr;
 			c->ev_len = len;
 			c->ev_ts = c->ts;
-			c->pos += 4 + len;
+			c->pos += hdr + len;
 			c->have = 1;
 			return 1;
 		}
