@@ -12,6 +12,7 @@
  * after the chunks before it, so errors come where the synchronous reader
  * gives them. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -175,7 +176,14 @@ struct dat_prefetch *dat_prefetch_start(int fd, ZSTD_DCtx *dc, const struct dat_
 		goto no_work;
 	if (pthread_cond_init(&p->got, NULL))
 		goto no_got;
-	if (pthread_create(&p->thread, NULL, prefetch_main, p))
+	/* signals keep going to the caller's threads, as before this one
+	 * existed: it starts with all of them blocked */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int started = pthread_create(&p->thread, NULL, prefetch_main, p) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!started)
 		goto no_thread;
 	return p;
 no_thread:
