@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,25 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A failed run's stderr, less the counts lines, as "sim-speed: ..." lines. */
+static void show_errors(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "wblab-bench-counts: ", 20))
+			fprintf(stderr, "sim-speed: %s", line);
+	if (f)
+		fclose(f);
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd)) {}
 }
 
 int main(int argc, char **argv)
@@ -101,7 +121,12 @@ int main(int argc, char **argv)
 					struct rusage ru;
 					if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) ||
 					    WEXITSTATUS(st)) {
+						/* the run's stderr went to the counts file: its
+						 * error message is there, not on the terminal */
 						fprintf(stderr, "sim-speed: %s %s failed\n", cs, k[m]);
+						show_errors(counts);
+						unlink(counts);
+						rm_rf(out);
 						return 1;
 					}
 					double wall = now() - t0, sim = atof(runtime);
@@ -127,12 +152,14 @@ int main(int argc, char **argv)
 					total_sim += sim;
 					worst_ratio = ratio < worst_ratio ? ratio : worst_ratio;
 					max_rss = ru.ru_maxrss > max_rss ? ru.ru_maxrss : max_rss;
-					char cmd[256];
-					snprintf(cmd, sizeof(cmd), "rm -rf '%s'/*", out);
-					if (system(cmd)) {}
+					rm_rf(out);
+					if (mkdir(out, 0700)) {
+						perror(out);
+						return 1;
+					}
 				}
 	unlink(counts);
-	rmdir(out);
+	rm_rf(out);
 	printf("\ntotal: %.0f simulated s in %.2f wall s = %.0f simulated s per wall s "
 	       "(slowest case %.0f); %.2f CPU s = %.0f simulated s per CPU s; peak RSS %.1f MB "
 	       "per case (target: >= 5000 per wall s, < 50 MB)\n",

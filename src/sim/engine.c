@@ -363,7 +363,7 @@ int sim_run_events(struct sim *s)
 			break;
 		s->now = ent_time(top);
 		s->events++;
-		s->heap_len_sum += s->heap_len;
+		s->heap_len_sum += s->heap_len - 1;   /* the others: this one stays in place while it runs */
 		switch (ent_kind(top)) {
 		case HK_RESUME: {
 			struct sthread *t = top->ptr;

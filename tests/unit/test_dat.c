@@ -1,7 +1,9 @@
 /* trace.dat writer and reader: every era's events with edge values go through
  * dat_write and come back (through trace_reader) formatting to the same text
  * line; long gaps use time extends; ties across CPUs keep their order;
- * out-of-type values are counted as inexact. */
+ * out-of-type values are counted as inexact; a file of many chunks per CPU
+ * reads the same with the chunks decompressed ahead in a second thread and
+ * in the caller's, also when it is damaged or closed early. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "trace/dat_read.h"
 #include "trace/dat_write.h"
 #include "trace/trace_read.h"
 #include "trace/trace_write.h"
@@ -108,6 +111,22 @@ static void test_inexact_counted(void **s)
 	snprintf(e.comm, sizeof(e.comm), "other");   /* pid 3003 had comm dd */
 	dat_write_event(w, &e);
 	assert_int_equal(dat_writer_inexact(w), 3);
+	/* a comm compared up to its NUL: bytes after it do not count, a prefix
+	 * or an extension of the stored comm does */
+	make_event(&e, EV_GLOBAL_DIRTY_STATE, 3, 13);
+	memcpy(e.comm, "dd\0garbage-here", 16);
+	dat_write_event(w, &e);
+	assert_int_equal(dat_writer_inexact(w), 3);
+	snprintf(e.comm, sizeof(e.comm), "d");
+	dat_write_event(w, &e);
+	snprintf(e.comm, sizeof(e.comm), "ddd");
+	dat_write_event(w, &e);
+	assert_int_equal(dat_writer_inexact(w), 5);
+	e.pid = 4000;                          /* kept as its first 15 bytes: never equal */
+	snprintf(e.comm, sizeof(e.comm), "a-comm-of-16+-bytes");
+	dat_write_event(w, &e);
+	dat_write_event(w, &e);
+	assert_int_equal(dat_writer_inexact(w), 7);
 	assert_int_equal(dat_writer_close(w), 0);
 	unlink(path);
 }
@@ -128,13 +147,121 @@ static void test_empty_file_reads(void **s)
 	unlink(path);
 }
 
+/* A 3.2 trace of n events on 3 CPUs, ~20 zstd chunks per CPU for 300000. */
+static void write_big(char *path, int n)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct dat_writer *w = dat_writer_open(path, ERA_3_2, "test");
+	assert_non_null(w);
+	for (int i = 0; i < n; i++) {
+		struct wb_event e;
+		enum wb_event_type t = (enum wb_event_type)(1 + i % (EV_TYPE_COUNT - 1));
+		if (!trace_fmt_get(ERA_3_2, t) || t == EV_WRITEBACK_QUEUE_IO)
+			t = EV_BALANCE_DIRTY_PAGES;
+		make_event(&e, t, i, (int64_t)i / 3 + (i % 3) * 7);   /* the CPUs interleave */
+		dat_write_event(w, &e);
+	}
+	assert_int_equal(dat_writer_close(w), 0);
+}
+
+/* Every event of path as text, one line each, then "rc=R err=E"; max lines. */
+static char *read_lines(const char *path, int prefetch, long max)
+{
+	wbdat_set_prefetch(prefetch);
+	size_t cap = 1 << 20, len = 0;
+	char *out = malloc(cap), err[512] = "";
+	assert_non_null(out);
+	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
+	int rc = -2;
+	if (r) {
+		struct wb_event e;
+		for (long k = 0; k < max && (rc = trace_reader_next(r, &e, err, sizeof(err))) == 1; k++) {
+			if (len + 600 > cap) {
+				cap *= 2;
+				out = realloc(out, cap);
+				assert_non_null(out);
+			}
+			len += trace_format_line(ERA_3_2, &e, out + len, 512);
+			out[len++] = '\n';
+		}
+		if (rc < 0)   /* the error stays: a second call gives it again, never a hang */
+			assert_int_equal(trace_reader_next(r, &e, err, sizeof(err)), -1);
+		trace_reader_close(r);
+	}
+	snprintf(out + len, cap - len, "rc=%d err=%s", rc, err);
+	wbdat_set_prefetch(1);
+	return out;
+}
+
+/* assert_string_equal would print megabytes: the first difference only */
+static void assert_same_text(const char *a, const char *b)
+{
+	size_t i = 0;
+	while (a[i] && a[i] == b[i])
+		i++;
+	if (a[i] != b[i])
+		fail_msg("differ at byte %zu: '%.80s' vs '%.80s'", i, a + i, b + i);
+}
+
+static void test_prefetch_reads_the_same(void **s)
+{
+	(void)s;
+	char path[] = "/tmp/wblab-test-dat.XXXXXX";
+	write_big(path, 300000);
+	char *a = read_lines(path, 1, 1L << 30), *b = read_lines(path, 0, 1L << 30);
+	assert_same_text(a, b);
+	assert_non_null(strstr(a, "rc=0 err="));
+	assert_int_equal(strlen(a) > 20000000, 1);
+	free(a);
+	free(b);
+	/* closed after a few events, with chunks decompressed ahead (ASan: all freed) */
+	a = read_lines(path, 1, 10);
+	b = read_lines(path, 0, 10);
+	assert_same_text(a, b);
+	free(a);
+	free(b);
+	unlink(path);
+}
+
+/* Bytes of the CPU data overwritten at a quarter, half and three quarters of
+ * the file: the same events, then the same one-line error naming the file. */
+static void test_prefetch_damaged_same_error(void **s)
+{
+	(void)s;
+	for (int q = 1; q <= 3; q++) {
+		char path[] = "/tmp/wblab-test-dat.XXXXXX";
+		write_big(path, 300000);
+		FILE *f = fopen(path, "r+b");
+		assert_non_null(f);
+		fseek(f, 0, SEEK_END);
+		long size = ftell(f);
+		fseek(f, size * q / 4, SEEK_SET);
+		for (int k = 0; k < 64; k++)
+			fputc(0xa5, f);
+		fclose(f);
+		char *a = read_lines(path, 1, 1L << 30), *b = read_lines(path, 0, 1L << 30);
+		assert_same_text(a, b);
+		char *tail = strstr(a, "rc=-1 err=");
+		assert_non_null(tail);
+		assert_non_null(strstr(tail, path));
+		assert_null(strchr(tail, '\n'));
+		assert_true(tail - a > 1000);   /* events before the damage came out */
+		free(a);
+		free(b);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_era_3_1_rc8), cmocka_unit_test(test_era_3_1),
 		cmocka_unit_test(test_era_rc8_ioless), cmocka_unit_test(test_era_3_2),
 		cmocka_unit_test(test_era_6x), cmocka_unit_test(test_inexact_counted),
-		cmocka_unit_test(test_empty_file_reads),
+		cmocka_unit_test(test_empty_file_reads), cmocka_unit_test(test_prefetch_reads_the_same),
+		cmocka_unit_test(test_prefetch_damaged_same_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

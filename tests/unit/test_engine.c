@@ -49,6 +49,7 @@ static void timers_rearmed_and_cancelled_fire_once_or_never(void **state)
 	assert_string_equal(order, "abx");
 	assert_int_equal(s->heap_len, 0);
 	assert_int_equal(s->events, 3);  /* nothing stale popped */
+	assert_int_equal(s->heap_len_sum, 2 + 1 + 0);   /* pending beside a, b, x: not counting each */
 	free(s->heap);
 	free(s);
 }
