@@ -17,27 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "dat_prefetch.h"
+#include "dat_io.h"
 #include "dat_format.h"
 
 #define AHEAD_BYTES (32u << 20)
 #define MAX_CHUNK (1u << 28)
-
-static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	unsigned char *p = buf;
-	while (n) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
 
 int dat_chunk_load(int fd, ZSTD_DCtx *dc, struct dat_stream *s, unsigned char **z, size_t *zcap,
 		   struct dat_chunk_buf *b)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <zstd.h>
+#include "dat_io.h"
 #include "dat_read.h"
 #include "dat_file.h"
 #include "dat_format.h"
@@ -79,23 +80,7 @@ void wbdat_set_prefetch(int on)
 	prefetch_on = on;
 }
 
-static uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-static int pread_all(int fd, void *buf, size_t n, uint64_t off)
-{
-	unsigned char *p = buf;
-	while (n) {
-		ssize_t r = pread(fd, p, n, (off_t)off);
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
 
 /* A section's body at off (its header included), uncompressed into *out. */
 static int read_section(struct wbdat *d, uint64_t off, int want_id, unsigned char **out, size_t *len)
@@ -376,6 +361,17 @@ static int open_page(struct rcpu *c)
 }
 
 /* Finds the CPU's next data record; 0 at its end, -1 on damage. */
+/* the record after a header of hdr bytes, len bytes long, delta after the last */
+static inline void take_record(struct rcpu *c, uint64_t delta, size_t hdr, size_t len)
+{
+	c->ts += delta;
+	c->ev = c->chunk + c->pos + hdr;
+	c->ev_len = len;
+	c->ev_ts = c->ts;
+	c->pos += hdr + len;
+	c->have = 1;
+}
+
 static int advance(struct wbdat *d, struct rcpu *c)
 {
 	c->have = 0;
@@ -427,12 +423,7 @@ static int advance(struct wbdat *d, struct rcpu *c)
 		}
 		if (c->pos + hdr + len > c->pend)
 			return -1;
-		c->ts += delta;
-		c->ev = c->chunk + c->pos + hdr;
-		c->ev_len = len;
-		c->ev_ts = c->ts;
-		c->pos += hdr + len;
-		c->have = 1;
+		take_record(c, delta, hdr, len);
 		return 1;
 	}
 }
@@ -571,12 +562,7 @@ static inline __attribute__((always_inline)) int refill(struct wbdat *d, int i, 
 		size_t hdr = type_len ? 4 : 8;
 		size_t len = type_len ? (size_t)type_len * 4 : ((size_t)l - 4 + 3) & ~(size_t)3;
 		if (type_len <= 28 && (type_len || l >= 4) && c->pos + hdr + len <= c->pend) {
-			c->ts += w >> 5;
-			c->ev = c->chunk + c->pos + hdr;
-			c->ev_len = len;
-			c->ev_ts = c->ts;
-			c->pos += hdr + len;
-			c->have = 1;
+			take_record(c, w >> 5, hdr, len);
 			return 1;
 		}
 	}
