@@ -27,6 +27,29 @@ struct nfs_rpc {
 	struct nfs_ioc *ioc;        /* 6.x: the writepages call this WRITE belongs to */
 };
 
+/* a FIFO of requests linked through ->next */
+static inline void rpc_fifo_push(struct nfs_rpc **head, struct nfs_rpc **tail, struct nfs_rpc *r)
+{
+	r->next = NULL;
+	if (*tail)
+		(*tail)->next = r;
+	else
+		*head = r;
+	*tail = r;
+}
+
+static inline struct nfs_rpc *rpc_fifo_pop(struct nfs_rpc **head, struct nfs_rpc **tail)
+{
+	struct nfs_rpc *r = *head;
+	if (r) {
+		*head = r->next;
+		if (!*head)
+			*tail = NULL;
+		r->next = NULL;
+	}
+	return r;
+}
+
 /* 6.x struct nfs_io_completion: the WRITEs of one writepages call; when the
  * last is answered the file's commit list is committed */
 struct nfs_ioc {

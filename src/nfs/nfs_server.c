@@ -147,14 +147,8 @@ static void journal_start(struct sim *s, struct nfs_server_sim *srv);
 static void file_unlock(struct sim *s, struct srv_file *f)
 {
 	f->locked = 0;
-	while (f->blocked && !f->locked) {
-		struct nfs_rpc *r = f->blocked;
-		f->blocked = r->next;
-		if (!f->blocked)
-			f->blocked_tail = NULL;
-		r->next = NULL;
-		processed(s, r);
-	}
+	while (f->blocked && !f->locked)
+		processed(s, rpc_fifo_pop(&f->blocked, &f->blocked_tail));
 }
 
 static void journal_done(struct sim *s, void *arg)
@@ -415,23 +409,13 @@ static void processed(struct sim *s, void *arg)
 	struct srv_file *f = &srv->files[ni->file];
 	if (f->locked) {
 		/* blocked on the file's i_mutex, still holding the nfsd thread */
-		r->next = NULL;
-		if (f->blocked_tail)
-			f->blocked_tail->next = r;
-		else
-			f->blocked = r;
-		f->blocked_tail = r;
+		rpc_fifo_push(&f->blocked, &f->blocked_tail, r);
 		return;
 	}
 	if (r->op == NFSPROC_WRITE && !r->stable) {
 		if (srv->total_dirty + srv->total_wb + r->pages > srv->dirty_limit &&
 		    srv->total_dirty + srv->total_wb) {
-			r->next = NULL;
-			if (srv->throttled_tail)
-				srv->throttled_tail->next = r;
-			else
-				srv->throttled = r;
-			srv->throttled_tail = r;
+			rpc_fifo_push(&srv->throttled, &srv->throttled_tail, r);
 			srv->throttled_writes++;
 			return;
 		}
@@ -463,12 +447,7 @@ static void unthrottle(struct sim *s, void *arg)
 	srv->unthrottle_queued = 0;
 	while (srv->throttled &&
 	       srv->total_dirty + srv->total_wb + srv->throttled->pages <= srv->dirty_limit) {
-		struct nfs_rpc *r = srv->throttled;
-		srv->throttled = r->next;
-		if (!srv->throttled)
-			srv->throttled_tail = NULL;
-		r->next = NULL;
-		processed(s, r);
+		processed(s, rpc_fifo_pop(&srv->throttled, &srv->throttled_tail));
 	}
 }
 

@@ -20,28 +20,6 @@ _Static_assert(offsetof(struct nfs_rpc, w) == 0, "rpc_waiter first in nfs_rpc");
 #define RPC_HDR_BYTES 148    /* RPC + NFSv3 WRITE/COMMIT call header, approximately */
 #define RPC_REPLY_BYTES 136
 
-static void fifo_push(struct nfs_rpc **head, struct nfs_rpc **tail, struct nfs_rpc *r)
-{
-	r->next = NULL;
-	if (*tail)
-		(*tail)->next = r;
-	else
-		*head = r;
-	*tail = r;
-}
-
-static struct nfs_rpc *fifo_pop(struct nfs_rpc **head, struct nfs_rpc **tail)
-{
-	struct nfs_rpc *r = *head;
-	if (r) {
-		*head = r->next;
-		if (!*head)
-			*tail = NULL;
-		r->next = NULL;
-	}
-	return r;
-}
-
 uint64_t rpc_call_bytes(const struct nfs_rpc *r)
 {
 	return r->op == NFSPROC_WRITE ? r->pages * 4096 + RPC_HDR_BYTES : RPC_HDR_BYTES;
@@ -80,7 +58,7 @@ static void kick_wire(struct sim *s, struct nfs_mount *m)
 	 * threads are busy, so the sender waits */
 	if (!nfs_server_can_accept(m->server, rpc_call_bytes(m->sock)))
 		return;
-	struct nfs_rpc *r = fifo_pop(&m->sock, &m->sock_tail);
+	struct nfs_rpc *r = rpc_fifo_pop(&m->sock, &m->sock_tail);
 	if (!m->sndbuf.size)
 		r->xmit_start = s->now;     /* no send buffer: transmitted as it goes on the wire */
 	m->link_busy = 1;
@@ -102,12 +80,12 @@ static void kick_link(struct sim *s, struct nfs_mount *m)
 		} else if (m->sock || m->link_busy) {
 			break;
 		}
-		struct nfs_rpc *r = fifo_pop(&m->sending, &m->sending_tail);
+		struct nfs_rpc *r = rpc_fifo_pop(&m->sending, &m->sending_tail);
 		if (m->sndbuf.size) {
 			r->xmit_start = s->now;
 			xprt_sndbuf_queue(&m->sndbuf, b);
 		}
-		fifo_push(&m->sock, &m->sock_tail, r);
+		rpc_fifo_push(&m->sock, &m->sock_tail, r);
 	}
 	kick_wire(s, m);
 }
@@ -126,7 +104,7 @@ static void xprt_wake_backlog(struct nfs_mount *m)
 {
 	if (m->backlog.qlen && xprt_alloc_slot(&m->slots)) {
 		struct nfs_rpc *r = (struct nfs_rpc *)rpc_wake_up_next(&m->backlog);
-		fifo_push(&m->sending, &m->sending_tail, r);
+		rpc_fifo_push(&m->sending, &m->sending_tail, r);
 		m->backlog_len--;
 	}
 }
@@ -136,7 +114,7 @@ void rpc_submit(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	r->mount = m;
 	r->created = s->now;
 	if (xprt_alloc_slot(&m->slots))
-		fifo_push(&m->sending, &m->sending_tail, r);
+		rpc_fifo_push(&m->sending, &m->sending_tail, r);
 	else {
 		rpc_sleep_on(&m->backlog, &r->w);
 		m->backlog_waits++;
