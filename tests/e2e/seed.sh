@@ -62,6 +62,21 @@ done
 check "no parameter differs between rows" '[ $same -eq 1 ]'
 check "mountstats written for NFS results" '[ -s "$T/s/NFS-thresh=1M/nfs-1dd-4k-32p-32768M-1M:10-3.1.0-rc8-vanilla+/mountstats" ]'
 check "compare tables saved" '[ -s "$T/s/compare-write_bw.txt" ] && [ -s "$T/s/compare-nfs.txt" ]'
+# issue 16's numbers that hold today (seed 1): cells within +-35 % of the
+# published MB/s (published table, docs/seed-reproduction.md), and the
+# vanilla 100M/10dd row, whose ten dd's take turns on the 3.1 transport's
+# priority backlog (a FIFO backlog gave 12.4 MB/s and 503 COMMITs)
+cells=$(awk 'BEGIN {
+	split("21.85 43.23 51.38 73.26 28.81 70.68 13.74 21.59 29.11 29.02 16.68 31.78 48.88 69.01 57.85 76.74 47.13 76.87 9.82 6.58 13.72 11.24 15.68 5.48", p, " ") }
+	/-X$/ { v = $1; w = $3; i = 2 * n + 1; n++
+		if (v >= 0.65 * p[i] && v <= 1.35 * p[i]) c++
+		if (w >= 0.65 * p[i + 1] && w <= 1.35 * p[i + 1]) c++ }
+	END { print c + 0 }' "$T/s/compare-write_bw.txt")
+check "seed 1: $cells of 24 cells within 35 % of the published MB/s (>= 17)" '[ "$cells" -ge 17 ]'
+V10="$T/s/NFS-thresh=100M/nfs-10dd-4k-32p-32768M-100M:10-3.1.0-rc8-vanilla+/stats"
+vb=$(awk '/^write_bw /{print $2}' "$V10"); vc=$(awk '/^nfs_nr_commits /{print $2}' "$V10")
+check "vanilla 100M/10dd: $vb MB/s and $vc COMMITs within 35 % of the published 21.85 and 834" \
+  'awk -v b="$vb" -v c="$vc" "BEGIN{exit !(b >= 0.65 * 21.85 && b <= 1.35 * 21.85 && c >= 0.65 * 834 && c <= 1.35 * 834)}"'
 
 # The whole seed as `bash scripts/seed.sh` runs it: traces, graphs, report.
 # Sizes are checked (issue 13: report <= 5 MB, results <= 150 MB); times are
