@@ -14,6 +14,7 @@
  * balance_dirty_pages call.  3000 needs fewer events (writers batched past
  * each other's events while staying exact), not a cheaper loop. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,13 @@ static void rm_rf(const char *dir)
 {
 	char cmd[256];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd)) {}
+}
+
+static void rm_contents(const char *dir)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "find '%s' -mindepth 1 -delete", dir);
 	if (system(cmd)) {}
 }
 
@@ -115,6 +123,7 @@ int main(int argc, char **argv)
 						av[an++] = cs;
 						av[an] = NULL;
 						execv(wblab, av);
+						fprintf(stderr, "exec %s: %s\n", wblab, strerror(errno));
 						_exit(127);
 					}
 					int st;
@@ -123,8 +132,10 @@ int main(int argc, char **argv)
 					    WEXITSTATUS(st)) {
 						/* the run's stderr went to the counts file: its
 						 * error message is there, not on the terminal */
-						fprintf(stderr, "sim-speed: %s %s failed\n", cs, k[m]);
-						show_errors(counts);
+						fprintf(stderr, "sim-speed: %s %s failed%s\n", cs, k[m],
+							pid < 0 ? " (fork)" : "");
+						if (pid >= 0)
+							show_errors(counts);
 						unlink(counts);
 						rm_rf(out);
 						return 1;
@@ -152,11 +163,9 @@ int main(int argc, char **argv)
 					total_sim += sim;
 					worst_ratio = ratio < worst_ratio ? ratio : worst_ratio;
 					max_rss = ru.ru_maxrss > max_rss ? ru.ru_maxrss : max_rss;
-					rm_rf(out);
-					if (mkdir(out, 0700)) {
-						perror(out);
-						return 1;
-					}
+					/* empty the directory but keep it: a name given up in
+					 * /dev/shm or /tmp could be taken by another user */
+					rm_contents(out);
 				}
 	unlink(counts);
 	rm_rf(out);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "../trace/dat_read.h"
 #include "decimate.h"
 #include "plot.h"
 #include "stats.h"
@@ -1568,6 +1569,10 @@ struct worker {
 static void job_child(struct plot_job *j, const struct plot_opts *o, int fd)
 {
 	struct plot_opts po = *o;
+	/* one child per CPU already: a trace's decompressing thread would only
+	 * take CPU time from the others */
+	if (o->jobs <= 1)
+		wbdat_set_prefetch(0);
 	po.overlay = j->overlay;
 	po.outdir = j->outdir;
 	j->rc = plot_result(j->dir, &po, &j->sum, j->err, sizeof(j->err));

@@ -19,8 +19,10 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen);
 int wbdat_next(struct wbdat *d, struct wb_event *e, char *err, size_t errlen);
 enum trace_era wbdat_era(const struct wbdat *d);
 void wbdat_close(struct wbdat *d);
-/* Readers opened after this decompress in a second thread (on: the default)
- * or in the caller's (off: tests and benches compare the two). */
+/* Readers that read their first event after this decompress in a second
+ * thread (on: the default, unless WBLAB_DAT_THREAD=0 or the process may run
+ * on one CPU only) or in the caller's (off: tests and benches compare the
+ * two). */
 void wbdat_set_prefetch(int on);
 
 #endif

@@ -40,6 +40,8 @@ for r in $runs; do
   check "$k $c: --trace-format text writes trace only" '[ -s "$t/trace" ] && [ ! -e "$t/trace.dat" ]'
   "$W" trace "$d" >"$T/wt" 2>"$T/err"
   check "$k $c: wblab trace is byte-identical to the text trace ($(wc -l <"$t/trace") lines)" 'cmp "$T/wt" "$t/trace" >&2'
+  WBLAB_DAT_THREAD=0 "$W" trace "$d" >"$T/wt0" 2>"$T/err0"
+  check "$k $c: the same without the decompressing thread (WBLAB_DAT_THREAD=0)" 'cmp "$T/wt0" "$t/trace" >&2 && [ ! -s "$T/err0" ]'
   if [ $have_tc = 1 ]; then
     trace-cmd report "$d/trace.dat" >"$T/rep" 2>"$T/rep.err"
     norm "$T/rep" >"$T/a"; norm "$t/trace" >"$T/b"
@@ -89,6 +91,8 @@ cp "$G" "$T/bad.dat"; sz=$(stat -c %s "$T/bad.dat")
 printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.dat" bs=1 seek=$((sz - 40)) conv=notrunc 2>/dev/null
 "$W" trace "$T/bad.dat" >/dev/null 2>"$T/e2"; rc=$?
 check "corrupt chunk: exit 1, one line" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e2")" -eq 1 ]'
+WBLAB_DAT_THREAD=0 "$W" trace "$T/bad.dat" >/dev/null 2>"$T/e2b"; rc=$?
+check "corrupt chunk, no thread: the same exit and line" '[ $rc -eq 1 ] && cmp -s "$T/e2" "$T/e2b"'
 # found by fuzz_dat: a damaged cmdlines section after a good formats section
 # freed the formats buffer twice
 "$W" trace tests/data/damaged-cmdlines.dat >/dev/null 2>"$T/e5"; rc=$?
