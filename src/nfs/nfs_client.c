@@ -15,6 +15,7 @@
 #include "../sim/rand_pages.h"
 #include "../sim/trace_emit.h"
 #include "../sim/vmstat.h"
+#include "../sim/writer.h"
 #include "../throttle/common.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
@@ -410,7 +411,7 @@ int nfs_mount_create(struct sim *s, struct bdi *bdi)
 	m->bdi = bdi;
 	m->np = s->p.nfs;
 	m->wsize_pages = m->np.wsize_kb / 4 ? m->np.wsize_kb / 4 : 1;
-	m->file_pages = !strcmp(s->p.writer.pattern, "rand") ? s->p.writer.file_mb * 256 : 0;
+	m->file_pages = writer_rand_file_pages(&s->p);
 	m->ninodes = s->ninodes;
 	for (int i = 0; i < s->ninodes; i++) {
 		m->inodes[i].file = i;

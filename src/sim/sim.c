@@ -32,12 +32,12 @@ int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, si
 	if (p->nfs.max_slots < p->nfs.min_slots)
 		FAIL("nfs.min_slots=%llu must not exceed nfs.max_slots=%llu",
 		     (unsigned long long)p->nfs.min_slots, (unsigned long long)p->nfs.max_slots);
-	if (!strcmp(p->writer.pattern, "rand") && strcmp(c->fs, "nfs") != 0)
+	if (writer_rand_file_pages(p) && strcmp(c->fs, "nfs") != 0)
 		FAIL("case '%s': writer.pattern=rand is only modelled on nfs (the local block layer lays pages out sequentially)",
 		     c->name);
-	if (!strcmp(p->writer.pattern, "rand") && strcmp(p->nfs.server_dev, "fifo") != 0)
+	if (writer_rand_file_pages(p) && strcmp(p->nfs.server_dev, "fifo") != 0)
 		FAIL("writer.pattern=rand needs nfs.server_dev=fifo (the server's block layer lays pages out sequentially)");
-	if (!strcmp(p->writer.pattern, "rand") && c->bs != PAGE_SIZE_BYTES)
+	if (writer_rand_file_pages(p) && c->bs != PAGE_SIZE_BYTES)
 		FAIL("case '%s': writer.pattern=rand needs a 4k block size (each write() is one random page)", c->name);
 	if (c->bs % PAGE_SIZE_BYTES)
 		FAIL("case '%s': the simulator needs a block size that is a multiple of 4k", c->name);
@@ -85,7 +85,7 @@ static int bdi_init(struct sim *s, struct bdi *bdi, const char *name)
  * write() towards the ratelimit. */
 int sim_check_model(const struct sim_params *p, const struct throttle_model *m, char *err, size_t errlen)
 {
-	if (!strcmp(p->writer.pattern, "rand") && m->nfs_client != &nfs_client_6x)
+	if (writer_rand_file_pages(p) && m->nfs_client != &nfs_client_6x)
 		FAIL("writer.pattern=rand is only modelled under current (kernel '%s' counts every write() towards "
 		     "its ratelimit, the random writer only fresh pages)", m->name);
 	return 0;

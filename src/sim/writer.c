@@ -1,4 +1,3 @@
-#include <string.h>
 #include "writer.h"
 #include "page_writeback.h"
 #include "rand_pages.h"
@@ -87,8 +86,7 @@ static void dd_main(void *arg)
 void writer_start(struct sim *s, struct task *t)
 {
 	char comm[16];
-	int rand = !strcmp(s->p.writer.pattern, "rand");
-	snprintf(comm, sizeof(comm), rand ? "fio" : "dd");
-	t->rand_file_pages = rand ? s->p.writer.file_mb * 256 : 0;
+	t->rand_file_pages = writer_rand_file_pages(&s->p);
+	snprintf(comm, sizeof(comm), t->rand_file_pages ? "fio" : "dd");
 	sthread_start(s, &t->th, comm, 3000 + t->idx, t->th.cpu, dd_main, t);
 }
