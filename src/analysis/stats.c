@@ -28,6 +28,8 @@ WBLAB_METRIC(NR_DIRTY_MAX_PAGES, "nr_dirty_max_pages", "pages", METRIC_LOWER, ER
 	     "peak of dirty + writeback + unstable")
 WBLAB_METRIC(NR_DIRTY_MAX_MB, "nr_dirty_max_mb", "MB", METRIC_LOWER, ERAS_ALL, "trace",
 	     "nr_dirty_max_pages in MB")
+WBLAB_METRIC(NR_DIRTY_TAIL_MAX_MB, "nr_dirty_tail_max_mb", "MB", METRIC_LOWER, ERAS_ALL, "trace",
+	     "peak of dirty + writeback + unstable in the first writer's last 500 samples")
 WBLAB_METRIC(NR_DIRTY_MEAN_PAGES, "nr_dirty_mean_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
 	     "time-weighted mean of dirty + writeback + unstable")
 WBLAB_METRIC(NR_DIRTY_MEAN_MB, "nr_dirty_mean_mb", "MB", METRIC_NONE, ERAS_ALL, "trace",
@@ -106,6 +108,7 @@ WBLAB_METRIC(FAIRNESS_JAIN, "fairness_jain", "", METRIC_HIGHER, ERAS_ALL, "task"
 	     "Jain's fairness index of per-task bandwidth")
 
 #define RING 1001           /* holds sample N-1-n for n = min(N/10, 100) */
+#define TAIL 500            /* samples of writeback-tests' global_dirty_state-500 graph */
 #define PAUSE_HIST 4096     /* pause values in ms; larger ones share the last bucket */
 #define RL_BINS 256         /* time bins of task_ratelimit; widths double to fit */
 
@@ -127,6 +130,10 @@ struct stats_acc {
 	double area_nr_dirty, area_dirty, over_limit_us;
 	double level_us[STATS_LEVEL_BUCKETS];   /* time spent at each nr_dirty level */
 	int64_t max_nr_dirty, max_dirty, max_writeback, max_unstable;
+	/* nr_dirty of the first writer's last TAIL samples */
+	int64_t tail[TAIL];
+	uint64_t ntail;
+	int tail_pid;
 	/* balance_dirty_pages */
 	uint64_t nbdp, npause;
 	uint64_t pause_hist[PAUSE_HIST];
@@ -282,6 +289,17 @@ static void feed_gds(struct stats_acc *s, const struct wb_event *e)
 	if (wb > s->max_writeback) s->max_writeback = wb;
 	if (unst > s->max_unstable) s->max_unstable = unst;
 
+	/* writeback-tests plots, beside the flusher's samples, the last 500 of
+	 * the first dd it started that has any (its pid file's order): here the
+	 * lowest pid that is neither a flusher nor interrupt context */
+	if (!stats_is_flusher(e->comm) && e->pid > 0) {
+		if (!s->tail_pid || e->pid < s->tail_pid) {
+			s->tail_pid = e->pid;
+			s->ntail = 0;
+		}
+		if (e->pid == s->tail_pid)
+			s->tail[s->ntail++ % TAIL] = nr_dirty;
+	}
 	if (stats_is_flusher(e->comm)) {
 		if (s->nflush == 0) {
 			s->flush0.ts_us = e->ts_us;
@@ -607,6 +625,13 @@ int stats_write(struct stats_acc *s, FILE *f)
 	stats_put(f, METRIC_KEY(WRITTEN_MB), (double)(s->last_written - s->first_written) * PAGE_MB);
 	stats_put(f, METRIC_KEY(NR_DIRTY_MAX_PAGES), (double)s->max_nr_dirty);
 	stats_put(f, METRIC_KEY(NR_DIRTY_MAX_MB), (double)s->max_nr_dirty * PAGE_MB);
+	if (s->ntail) {
+		int64_t m = 0;
+		for (uint64_t i = 0; i < s->ntail && i < TAIL; i++)
+			if (s->tail[i] > m)
+				m = s->tail[i];
+		stats_put(f, METRIC_KEY(NR_DIRTY_TAIL_MAX_MB), (double)m * PAGE_MB);
+	}
 	double mean_nr = span_us > 0 ? s->area_nr_dirty / span_us : (double)s->prev_nr_dirty;
 	double mean_d = span_us > 0 ? s->area_dirty / span_us : (double)s->prev_dirty;
 	stats_put(f, METRIC_KEY(NR_DIRTY_MEAN_PAGES), round(mean_nr * 10) / 10);

@@ -130,10 +130,50 @@ static void test_write_bw_follows_the_flusher_sample_rule(void **state)
 	free(t);
 }
 
+/* nr_dirty_tail_max_mb: the lowest writer pid's last 500 samples.  Flusher
+ * samples (5000 pages) and an interrupt-context one (pid 0, 9999) do not
+ * count; pid 3001 comes first (3000 pages) but pid 3000, which shows up
+ * later, is the first writer: of its 600 samples the first 100 (2560 pages)
+ * fall outside the last 500, whose peak is one sample of 1280 pages = 5 MB. */
+static void test_tail_peak_is_the_first_writers_last_500_samples(void **state)
+{
+	(void)state;
+	struct stats_acc *s = stats_new();
+	gds(s, "flush-0:21", 1500, 0.0, 5000, 0, 1000, 1000, 0, 0);
+	gds(s, "dd", 3001, 0.1, 3000, 0, 1000, 1000, 0, 0);
+	gds(s, "<idle>", 0, 0.2, 9999, 0, 1000, 1000, 0, 0);
+	for (int i = 0; i < 600; i++) {
+		int v = i < 100 ? 2560 : i == 350 ? 1280 : 700 + i % 50;
+		gds(s, "dd", 3000, 1.0 + i * 0.01, v, 0, 1000, 1000, i, 0);
+		gds(s, "dd", 3001, 1.001 + i * 0.01, 3000, 0, 1000, 1000, i, 0);
+	}
+	gds(s, "flush-0:21", 1500, 9.0, 5000, 0, 1000, 1000, 600, 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(stats_write(s, f), 0);
+	fclose(f);
+	stats_free(s);
+	EXPECT(buf, "nr_dirty_tail_max_mb", "5");
+	EXPECT(buf, "nr_dirty_max_mb", "39.0586");
+	free(buf);
+	/* no writer sample at all: the metric is absent, not 0 */
+	s = stats_new();
+	gds(s, "flush-0:21", 1500, 0.0, 5000, 0, 1000, 1000, 0, 0);
+	gds(s, "flush-0:21", 1500, 1.0, 5000, 0, 1000, 1000, 0, 0);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(stats_write(s, f), 0);
+	fclose(f);
+	stats_free(s);
+	EXPECT(buf, "nr_dirty_tail_max_mb", "(missing)");
+	free(buf);
+}
+
 static void test_levels_are_time_weighted(void **state)
 {
 	(void)state;
 	char *t = hand_trace_stats();
+	EXPECT(t, "nr_dirty_tail_max_mb", "1.5625");   /* the dd's one sample, 400 pages */
 	EXPECT(t, "nr_dirty_mean_pages", "204.5000");
 	EXPECT(t, "dirty_mean_pages", "200");
 	EXPECT(t, "nr_dirty_max_pages", "400");
@@ -344,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_write_bw_follows_the_flusher_sample_rule),
 		cmocka_unit_test(test_stalls_from_global_dirty_state),
 		cmocka_unit_test(test_levels_are_time_weighted),
+		cmocka_unit_test(test_tail_peak_is_the_first_writers_last_500_samples),
 		cmocka_unit_test(test_pause_statistics_count_positive_pauses),
 		cmocka_unit_test(test_p95_and_steady_rate_come_from_bounded_histograms),
 		cmocka_unit_test(test_memory_does_not_grow_with_trace_length),
