@@ -60,8 +60,9 @@ static int same_file(const char *a, const char *b)
 static int run_child(char **argv)
 {
 	fflush(NULL);
-	pid_t pid = fork();
+	pid_t self = getpid(), pid = fork();
 	if (pid == 0) {
+		die_with_parent(self);
 		int fd = open("/dev/null", O_WRONLY);
 		if (fd >= 0)
 			dup2(fd, 1);

@@ -118,8 +118,9 @@ static int print_compare(const char *metric, char **dirs, FILE *f, int total_onl
 static int run_self(char *const args[])
 {
 	fflush(stdout);
-	pid_t pid = fork();
+	pid_t self = getpid(), pid = fork();
 	if (pid == 0) {
+		die_with_parent(self);
 		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		execv("/proc/self/exe", args);

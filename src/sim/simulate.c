@@ -197,11 +197,14 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 		return failed;
 	}
 	fflush(NULL);
+	pid_t self = getpid();
 	while (next < n || running) {
 		if (next < n && running < jobs) {
 			pid_t pid = fork();
-			if (pid == 0)
+			if (pid == 0) {
+				die_with_parent(self);
 				_exit(simulate_one(&js[next]) ? 1 : 0);
+			}
 			if (pid < 0) {
 				failed += simulate_one(&js[next]);
 				progress(++done, n, t0, on);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util.h"
@@ -96,6 +98,12 @@ FILE *fopen_regular(const char *path, int nofollow, char *err, size_t errlen)
 		close(fd);
 	}
 	return f;
+}
+
+void die_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(1);
 }
 
 int mkdir_p(const char *path)

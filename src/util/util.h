@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define WBLAB_VERSION "0.1.0"
 #define PAGE_SIZE_BYTES 4096ULL
@@ -26,6 +27,11 @@ int parse_double(const char *s, double *v);
  * too (files inside a result directory are never links).  NULL with a
  * one-line reason naming path in err. */
 FILE *fopen_regular(const char *path, int nofollow, char *err, size_t errlen);
+
+/* In a worker just forked from parent: it gets SIGTERM when the parent dies
+ * (a `kill PID` of wblab must not leave its workers running and committing
+ * results), and exits at once if the parent is already gone. */
+void die_with_parent(pid_t parent);
 
 /* mkdir -p; 0 or -1 with errno. */
 int mkdir_p(const char *path);
