@@ -1,4 +1,5 @@
 /* wblab: a writeback lab.  Dispatch to one subcommand per file. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -57,7 +58,29 @@ static const struct wb_command *find(const char *name)
 	return NULL;
 }
 
+/* Output lost on a full disk or a closed pipe must not pass as success: a
+ * command that returned 0 with stdout unwritable fails, naming stdout. */
+static int stdout_flushed(const char *name, int rc)
+{
+	int e = fflush(stdout) ? errno : 0;
+	if (!e && !ferror(stdout))
+		return rc;
+	if (rc == 0) {
+		/* an earlier write's errno is gone: name it only when this one failed */
+		wb_error("%s: cannot write to standard output%s%s", name, e ? ": " : "", e ? strerror(e) : "");
+		rc = 1;
+	}
+	return rc;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	return stdout_flushed(argc > 1 ? argv[1] : "wblab", run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		overview(stderr);
@@ -81,7 +104,7 @@ int main(int argc, char **argv)
 			metric_list(stdout, md);
 			return 0;
 		}
-		if (argc > 2) {
+		if (argc > 2 && strcmp(argv[2], "help") && strcmp(argv[2], "--help") && strcmp(argv[2], "-h")) {
 			const struct wb_command *cmd = find(argv[2]);
 			if (!cmd) {
 				wb_error("unknown command '%s' (see 'wblab help')", argv[2]);

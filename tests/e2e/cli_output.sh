@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Output that cannot be written (a full disk, /dev/full) is a failure with one
+# line naming standard output, never a silent exit 0; `help` of help works.
+set -u
+. "$(dirname "$0")/lib.sh"
+W=${WBLAB:?set WBLAB to the wblab binary}
+e2e_scratch cli-output-e2e
+
+"$W" seed -t 1 --no-plots --no-trace -o "$T/s" >/dev/full 2>"$T/err"; rc=$?
+check "seed > /dev/full exits 1 (exit $rc)" '[ $rc -eq 1 ]'
+check "seed > /dev/full says so in one line" '[ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^wblab: seed: cannot write to standard output" "$T/err"'
+"$W" sim -t 1 --no-trace -o "$T/m" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+"$W" compare -e write_bw "$T/m" >/dev/full 2>"$T/err2"; rc=$?
+check "compare > /dev/full exits 1 with one line (exit $rc)" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/err2")" -eq 1 ]'
+"$W" --version >/dev/full 2>"$T/err3"; rc=$?
+check "--version > /dev/full exits 1 (exit $rc)" '[ $rc -eq 1 ] && grep -q "cannot write to standard output" "$T/err3"'
+"$W" --version >"$T/v"; rc=$?
+check "--version to a file exits 0" '[ $rc -eq 0 ] && grep -q "^wblab " "$T/v"'
+for h in help --help -h; do
+  "$W" help $h >"$T/h" 2>&1; rc=$?
+  check "'wblab help $h' prints the overview (exit $rc)" '[ $rc -eq 0 ] && grep -q "^usage: wblab COMMAND" "$T/h"'
+done
