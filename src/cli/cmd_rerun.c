@@ -228,11 +228,20 @@ static int run_rerun(int argc, char **argv)
 		char a[4300], b[4400];
 		snprintf(a, sizeof(a), "%s/%s", dir, produced[i]);
 		snprintf(b, sizeof(b), "%s/%s", rel, produced[i]);
-		if (access(a, F_OK) && access(b, F_OK))
+		int in_a = !access(a, F_OK), in_b = !access(b, F_OK);
+		if (!in_a && !in_b)
 			continue;
 		files++;
-		if (!same_file(a, b)) {
-			printf("%s: %s differs from the rerun (%s)\n", dir, produced[i], b);
+		/* the rerun's copy is named only when it is kept (-k) */
+		if (!in_a || !in_b) {
+			printf("%s: %s is %s\n", dir, produced[i],
+			       in_a ? "not made by the rerun" : "missing, the rerun made one");
+			differ = 1;
+		} else if (!same_file(a, b)) {
+			if (keep)
+				printf("%s: %s differs from the rerun (%s)\n", dir, produced[i], b);
+			else
+				printf("%s: %s differs from the rerun (-k keeps it)\n", dir, produced[i]);
 			differ = 1;
 		}
 	}

@@ -20,3 +20,18 @@ for h in help --help -h; do
   "$W" help $h >"$T/h" 2>&1; rc=$?
   check "'wblab help $h' prints the overview (exit $rc)" '[ $rc -eq 0 ] && grep -q "^usage: wblab COMMAND" "$T/h"'
 done
+# rerun names only paths that still exist, and says which side lacks a file
+R=$(dirname "$(find "$T/m" -name stats | head -1)")
+echo "write_bw 0" >>"$R/stats"
+"$W" rerun "$R" >"$T/r1" 2>&1; rc=$?
+check "rerun without -k: stats differs, no path to a removed rerun (exit $rc)" \
+  '[ $rc -eq 1 ] && grep -q "stats differs from the rerun (-k keeps it)" "$T/r1" && ! grep -q "wblab-rerun" "$T/r1"'
+"$W" rerun -k "$R" >"$T/r2" 2>&1; rc=$?
+kept=$(sed -n 's/^rerun kept in //p' "$T/r2")
+check "rerun -k: names the kept copy, which exists (exit $rc)" \
+  '[ $rc -eq 1 ] && [ -n "$kept" ] && [ -d "$kept" ] && grep -q "stats differs from the rerun ($kept/stats)" "$T/r2"'
+kroot=$(printf '%s\n' "$kept" | grep -o '^/tmp/wblab-rerun\.[A-Za-z0-9]*')
+[ -n "$kroot" ] && rm -rf -- "$kroot"
+rm "$R/stats"
+"$W" rerun "$R" >"$T/r3" 2>&1; rc=$?
+check "rerun: a missing stats is missing, not 'differs' (exit $rc)" '[ $rc -eq 1 ] && grep -q "stats is missing, the rerun made one" "$T/r3"'
