@@ -36,8 +36,6 @@ static const struct po_option options[] = {
 	OPT_END(),
 };
 
-extern const struct wb_command cmd_calibrate;
-
 static int run_calibrate(int argc, char **argv)
 {
 	struct cli o = { .hz = 250 };
@@ -46,7 +44,7 @@ static int run_calibrate(int argc, char **argv)
 	int failed = 0;
 	if (ndirs <= 0) {
 		if (ndirs == 0)
-			wb_command_usage(&cmd_calibrate, stderr);
+			wb_error("calibrate: no DIR given (see 'wblab help calibrate')");
 		free(dirs);
 		return EXIT_USAGE;
 	}

@@ -55,8 +55,6 @@ static const struct po_option options[] = {
 	OPT_END(),
 };
 
-extern const struct wb_command cmd_validate;
-
 /* Real and simulated results side by side, the simulated run overlaid on
  * each real result's graphs. */
 static int write_report(const char *html, char **real, const struct validate_result *vr, int n)
@@ -92,7 +90,7 @@ static int run_validate(int argc, char **argv)
 	int n = dirs ? po_parse_cmd(argv[0], options, &v, argc, argv, PO_STOP_AT_NON_OPTION, dirs) : -1;
 	if (n <= 0) {
 		if (n == 0)
-			wb_command_usage(&cmd_validate, stderr);
+			wb_error("validate: no DIR given (see 'wblab help validate')");
 		free(dirs);
 		return EXIT_USAGE;
 	}

@@ -35,3 +35,8 @@ kroot=$(printf '%s\n' "$kept" | grep -o '^/tmp/wblab-rerun\.[A-Za-z0-9]*')
 rm "$R/stats"
 "$W" rerun "$R" >"$T/r3" 2>&1; rc=$?
 check "rerun: a missing stats is missing, not 'differs' (exit $rc)" '[ $rc -eq 1 ] && grep -q "stats is missing, the rerun made one" "$T/r3"'
+# a command without its DIR says so in one line, as compare and plot do
+for c in validate calibrate compare plot; do
+  "$W" $c >"$T/o" 2>"$T/e"; rc=$?
+  check "$c without DIR: exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "no DIR given" "$T/e"'
+done
