@@ -302,6 +302,10 @@ static int resolve_case(const struct import_opts *o, struct wb_case *c, char *ke
 		wb_error("import: cannot derive a case from the path '%s'; give --case CASE", o->trace);
 		return -1;
 	}
+	if (o->kernel && !o->kernel[0]) {
+		wb_error("import: --kernel: an empty name (leave the option out to take it from the trace)");
+		return -1;
+	}
 	if (o->kernel)
 		snprintf(kernel, klen, "%s", o->kernel);
 	if (kernel[0] && !kernel_name_ok(kernel)) {

@@ -40,3 +40,9 @@ for c in validate calibrate compare plot; do
   "$W" $c >"$T/o" 2>"$T/e"; rc=$?
   check "$c without DIR: exit 2, one line" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "no DIR given" "$T/e"'
 done
+# import --kernel '' is refused, not taken as "detect it"
+"$W" sim -t 1 -o "$T/tr" --trace-format text ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+TR=$(find "$T/tr" -name trace | head -1)
+"$W" import "$TR" -o "$T/imp" --kernel '' >"$T/o" 2>"$T/e"; rc=$?
+check "import --kernel '': exit 2, one line naming --kernel, nothing written" \
+  '[ $rc -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q -- "--kernel" "$T/e" && [ ! -e "$T/imp" ]'
