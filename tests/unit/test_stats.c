@@ -72,6 +72,19 @@ static void bdr(struct stats_acc *s, double t, int rl, int balanced, int awbw)
 	feed_line(s, line);
 }
 
+/* What stats_write prints for s, which it frees. */
+static char *stats_text(struct stats_acc *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(stats_write(s, f), 0);
+	fclose(f);
+	stats_free(s);
+	return buf;
+}
+
 static char *hand_trace_stats(void)
 {
 	struct stats_acc *s = stats_new();
@@ -90,13 +103,7 @@ static char *hand_trace_stats(void)
 	bdp(s, 200, 10.5, 128, 0, 2000, 0);
 	bdp(s, 200, 10.6, 128, -5, 2000, 0);
 	gds(s, "flush-8:0", 9, 11, 200, 0, 1000, 1000, 11000, 25600 + 99999);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(stats_write(s, f), 0);
-	fclose(f);
-	stats_free(s);
-	return buf;
+	return stats_text(s);
 }
 
 /* The value of "name" in a stats text, as printed. */
@@ -148,12 +155,7 @@ static void test_tail_peak_is_the_first_writers_last_500_samples(void **state)
 		gds(s, "dd", 3001, 1.001 + i * 0.01, 3000, 0, 1000, 1000, i, 0);
 	}
 	gds(s, "flush-0:21", 1500, 9.0, 5000, 0, 1000, 1000, 600, 0);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(stats_write(s, f), 0);
-	fclose(f);
-	stats_free(s);
+	char *buf = stats_text(s);
 	EXPECT(buf, "nr_dirty_tail_max_mb", "5");
 	EXPECT(buf, "nr_dirty_max_mb", "39.0586");
 	free(buf);
@@ -161,10 +163,7 @@ static void test_tail_peak_is_the_first_writers_last_500_samples(void **state)
 	s = stats_new();
 	gds(s, "flush-0:21", 1500, 0.0, 5000, 0, 1000, 1000, 0, 0);
 	gds(s, "flush-0:21", 1500, 1.0, 5000, 0, 1000, 1000, 0, 0);
-	f = open_memstream(&buf, &len);
-	assert_int_equal(stats_write(s, f), 0);
-	fclose(f);
-	stats_free(s);
+	buf = stats_text(s);
 	EXPECT(buf, "nr_dirty_tail_max_mb", "(missing)");
 	free(buf);
 }
@@ -274,12 +273,7 @@ static void test_memory_does_not_grow_with_trace_length(void **state)
 	} else {
 		print_message("heap not measurable here (ASan allocator): growth not checked\n");
 	}
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(stats_write(s, f), 0);
-	fclose(f);
-	stats_free(s);
+	char *buf = stats_text(s);
 	EXPECT(buf, "task_ratelimit_steady_kbps", "3000");
 	EXPECT(buf, "nr_dirty_p95_pages", "1000");
 	free(buf);
@@ -365,12 +359,7 @@ static void test_control_rows_of_an_ioful_trace(void **state)
 			 "bdi 8:0", i + 0.5);
 		feed_line(s, line);
 	}
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_int_equal(stats_write(s, f), 0);
-	fclose(f);
-	stats_free(s);
+	char *buf = stats_text(s);
 	EXPECT(buf, "dirty_osc_amp_pages", "50");
 	EXPECT(buf, "setpoint_err_mean_pages", "(missing)");
 	EXPECT(buf, "settle_start_s", "(missing)");
