@@ -225,6 +225,11 @@ static int run_seed(int argc, char **argv)
 	int no_trace = o.no_trace, no_plots = o.no_plots || o.no_trace, text_trace = o.text_trace;
 	struct sim_params *p = &o.p;
 	struct sim_job js[2 * NSEED];
+	unsigned char *warned = calloc(params_count(), 1);
+	if (!warned) {
+		wb_error("seed: out of memory");
+		return 1;
+	}
 	for (int i = 0; i < NSEED; i++) {
 		struct wb_case cs;
 		if (case_parse(seed_cases[i], &cs, err, sizeof(err)))
@@ -233,14 +238,18 @@ static int run_seed(int argc, char **argv)
 		    sim_check_model(p, throttle_lookup(seed_kernels[0]), err, sizeof(err)) ||
 		    sim_check_model(p, throttle_lookup(seed_kernels[1]), err, sizeof(err))) {
 			wb_error("%s", err);
+			free(warned);
 			return EXIT_USAGE;
 		}
+		for (int k = 0; k < 2; k++)
+			sim_warn_unused("seed", seed_cases[i], &cs, p, throttle_lookup(seed_kernels[k]), warned);
 		for (int k = 0; k < 2; k++)
 			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
 				.kernel_name = seed_kernels[k], .p = p, .seed = rng_seed, .runtime = runtime,
 				.out = out, .no_trace = no_trace, .text_trace = text_trace,
 				.argc = argc, .argv = argv };
 	}
+	free(warned);
 	if (simulate_all(js, 2 * NSEED, (int)jobs, 1))
 		return 1;
 	if (write_order(out))

@@ -91,6 +91,45 @@ int sim_check_model(const struct sim_params *p, const struct throttle_model *m, 
 	return 0;
 }
 
+const char *sim_param_unused(const char *key, const struct wb_case *c, const struct sim_params *p,
+			     const struct throttle_model *m)
+{
+	int nfs = strcmp(c->fs, "nfs") == 0;
+	/* the NFS server's block-layer disk is the hdd-2011 preset at
+	 * nfs.server_disk_mbps (nfs_server.c), not the dev.* the user set */
+	if (nfs && (!strncmp(key, "disk.", 5) || !strncmp(key, "dev.", 4)))
+		return "a local device's key on an NFS case (its server's disk is set by nfs.server_*)";
+	if (!strncmp(key, "disk.", 5) && strcmp(p->dev.model, "fifo") != 0)
+		return "the disk.* keys describe dev.model=fifo";
+	if (!nfs && !strncmp(key, "nfs.", 4))
+		return "an NFS key on a local file system's case";
+	if (!strcmp(key, "bdi_strict_limit") && m->era != ERA_6X)
+		return "only the current model has strict_limit (3.16 on)";
+	if (!strcmp(key, "writer.file_mb") && !writer_rand_file_pages(p))
+		return "the file size of writer.pattern=rand";
+	if (!strcmp(key, "idle_residency_us") && p->idle_exit_us <= 0)
+		return "the residency of idle_exit_us, which is 0";
+	if (!strncmp(key, "host_", 5) && strcmp(key, "host_fault_ns") != 0 && p->host_fault_ns <= 0)
+		return "a detail of host_fault_ns, which is 0";
+	return NULL;
+}
+
+int sim_warn_unused(const char *cmd, const char *case_name, const struct wb_case *c,
+		    const struct sim_params *p, const struct throttle_model *m, unsigned char *warned)
+{
+	int n = 0;
+	for (size_t i = 0; i < params_count(); i++) {
+		const char *key = params_desc(i)->key, *why;
+		if (warned[i] || !params_is_set(p, key) || !(why = sim_param_unused(key, c, p, m)))
+			continue;
+		warned[i] = 1;
+		wb_error("%s: warning: --set %s has no effect on %s under %s: %s", cmd, key, case_name,
+			 m->name, why);
+		n++;
+	}
+	return n;
+}
+
 int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen)
 {

@@ -245,6 +245,16 @@ static inline ktime_t jiffies_to_ktime(const struct sim *s, uint64_t j) { return
 int sim_check(const struct wb_case *c, const struct sim_params *p, char *err, size_t errlen);
 /* what a kernel model cannot run with these parameters: 0, or -1 with the reason */
 int sim_check_model(const struct sim_params *p, const struct throttle_model *m, char *err, size_t errlen);
+/* Why the parameter KEY, given with --set, changes nothing for this case
+ * under this model, or NULL when it may matter (wblab sim warns: a sweep of
+ * such a key gives identical results) */
+const char *sim_param_unused(const char *key, const struct wb_case *c, const struct sim_params *p,
+			     const struct throttle_model *m);
+/* One warning line on stderr ("wblab CMD: warning: --set KEY ...") per key
+ * that sim_param_unused names; warned[params_count()] remembers which were
+ * said, so a matrix warns once per key.  Returns how many it printed. */
+int sim_warn_unused(const char *cmd, const char *case_name, const struct wb_case *c,
+		    const struct sim_params *p, const struct throttle_model *m, unsigned char *warned);
 int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	     const struct throttle_model *m, uint64_t seed, char *err, size_t errlen);
 int sim_run(struct sim *s, double seconds);

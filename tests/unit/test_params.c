@@ -139,6 +139,47 @@ static void test_sim_check_uses_ranges(void **state)
 	}
 }
 
+/* sim_param_unused: each rule by hand, and a key that matters gets NULL. */
+static void test_unused_parameters_are_named(void **state)
+{
+	(void)state;
+	struct wb_case nfs, ext4;
+	char err[256];
+	assert_int_equal(case_parse("nfs-1dd-4k-8p-4096M-100M:10", &nfs, err, sizeof(err)), 0);
+	assert_int_equal(case_parse("ext4-1dd-4k-8p-4096M-100M:10", &ext4, err, sizeof(err)), 0);
+	const struct throttle_model *cur = throttle_lookup("current"), *io = throttle_lookup("3.2-ioless");
+	assert_non_null(cur);
+	assert_non_null(io);
+	struct sim_params p;
+	params_defaults(&p);
+	assert_non_null(sim_param_unused("disk.bw_mbps", &nfs, &p, io));
+	assert_non_null(sim_param_unused("dev.rpm", &nfs, &p, io));
+	assert_non_null(sim_param_unused("nfs.net_mbps", &ext4, &p, io));
+	assert_null(sim_param_unused("nfs.net_mbps", &nfs, &p, io));
+	assert_null(sim_param_unused("dev.rpm", &ext4, &p, io));
+	/* disk.* describe the fifo device: alone they select it, beside another
+	 * dev.model they do nothing */
+	assert_int_equal(params_set(&p, "disk.bw_mbps=20", err, sizeof(err)), 0);
+	assert_null(sim_param_unused("disk.bw_mbps", &ext4, &p, io));
+	params_defaults(&p);
+	assert_int_equal(params_set(&p, "dev.model=hdd-2011", err, sizeof(err)), 0);
+	assert_int_equal(params_set(&p, "disk.bw_mbps=20", err, sizeof(err)), 0);
+	assert_non_null(sim_param_unused("disk.bw_mbps", &ext4, &p, io));
+	params_defaults(&p);
+	assert_non_null(sim_param_unused("bdi_strict_limit", &ext4, &p, io));
+	assert_null(sim_param_unused("bdi_strict_limit", &ext4, &p, cur));
+	assert_non_null(sim_param_unused("writer.file_mb", &nfs, &p, cur));
+	assert_int_equal(params_set(&p, "writer.pattern=rand", err, sizeof(err)), 0);
+	assert_null(sim_param_unused("writer.file_mb", &nfs, &p, cur));
+	assert_non_null(sim_param_unused("idle_residency_us", &nfs, &p, io));
+	assert_non_null(sim_param_unused("host_fault_pct", &ext4, &p, cur));
+	assert_int_equal(params_set(&p, "idle_exit_us=200", err, sizeof(err)), 0);
+	assert_int_equal(params_set(&p, "host_fault_ns=19000", err, sizeof(err)), 0);
+	assert_null(sim_param_unused("idle_residency_us", &nfs, &p, io));
+	assert_null(sim_param_unused("host_fault_pct", &ext4, &p, cur));
+	assert_null(sim_param_unused("hz", &ext4, &p, io));
+}
+
 /* Short runs at each end of each range, on a disk and an NFS case: under
  * ASan+UBSan this is where ktime_t overflow or a zero divisor would show. */
 static void run_one(const char *cs, const struct sim_params *p, const char *what)
@@ -222,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_outside_and_absurd_rejected),
 		cmocka_unit_test(test_sim_check_uses_ranges),
 		cmocka_unit_test(test_params_names),
+		cmocka_unit_test(test_unused_parameters_are_named),
 		cmocka_unit_test(test_simulate_at_every_boundary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
