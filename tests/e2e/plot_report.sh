@@ -214,3 +214,16 @@ check "report: DIR with no result is a one-line error" '[ $rc -eq 1 ] && grep -q
 rm -rf "$D32/plots"
 PATH=/nonexistent "$W" report "$T/a" -o "$T/x.html" >/dev/null 2>"$T/e7"; rc=$?
 check "report: gnuplot missing when plots are needed" '[ $rc -eq 1 ] && grep -q "gnuplot not found" "$T/e7"'
+
+# plot -o with several DIRs whose basenames clash (a --set sweep): each result
+# gets its own subdirectory, named by its path below the common directory.
+"$W" sim -t 3 -k 3.2-ioless --set disk.bw_mbps=40,80 -o "$T/sw" 'ext4-{1,2}dd-4k-8p-4096M-10M:10' >/dev/null 2>&1
+"$W" plot --no-gnuplot -o "$T/swp" "$T"/sw/thresh=10M/*/* >"$T/osw" 2>&1; rc=$?
+L1="ext4-1dd-4k-8p-4096M-10M:10-3.2-ioless"
+check "plot -o: clashing basenames get their path below the common directory" '[ $rc -eq 0 ] && [ "$(find "$T/swp" -name index | wc -l)" -eq 4 ] && grep -q "7 graphs in $T/swp/disk.bw_mbps=40/$L1 " "$T/osw" && grep -q "7 graphs in $T/swp/disk.bw_mbps=80/$L1 " "$T/osw"'
+check "plot -o: the 40 and 80 MB/s graphs are their own" '[ -s "$T/swp/disk.bw_mbps=40/$L1/global_dirty_state.dat" ] && ! cmp -s "$T/swp/disk.bw_mbps=40/$L1/global_dirty_state.dat" "$T/swp/disk.bw_mbps=80/$L1/global_dirty_state.dat"'
+"$W" plot --no-gnuplot -o "$T/swq" "$T"/sw/thresh=10M/disk.bw_mbps=40/* >"$T/osw2" 2>&1
+check "plot -o: distinct basenames keep OUTDIR/<basename>" '[ -s "$T/swq/$L1/index" ] && [ -s "$T/swq/ext4-2dd-4k-8p-4096M-10M:10-3.2-ioless/index" ]'
+"$W" plot --no-gnuplot -o "$T/swr" "$T/sw/thresh=10M/disk.bw_mbps=40/$L1" "$T/sw/thresh=10M/disk.bw_mbps=40/../disk.bw_mbps=40/$L1/" >/dev/null 2>"$T/esw"; rc=$?
+check "plot -o: one result given twice is refused, naming both DIRs" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/esw")" -eq 1 ] && grep -q "are one result" "$T/esw" && grep -q "/\.\./" "$T/esw" && [ ! -e "$T/swr" ]'
+
