@@ -846,6 +846,11 @@ static int write_compare(FILE *f, struct report *rp, const char *const *dirs, in
 			fputs(").</p>\n", f);
 			break;
 		}
+		if (st == CMP_EFIELD) {
+			snprintf(err, errlen, "%s", e2);
+			return REPORT_EUSAGE;
+		}
+		/* a metric none of the results has: no table for it */
 		if (st != CMP_OK)
 			continue;
 		table_html(f, t, &metric_table[cmp_metrics[i]]);
@@ -1274,6 +1279,23 @@ static int write_file(struct report *rp, const char *const *dirs, int ndirs, cha
 	return rc;
 }
 
+/* -c FIELD as compare takes it: an unknown field is compare's usage error
+ * (REPORT_EUSAGE), said before anything is plotted. */
+static int check_field(struct report *rp, const char *const *dirs, int ndirs, char *err,
+		       size_t errlen)
+{
+	struct cmp_options co = { .field = rp->field, .metric = metric_table[cmp_metrics[0]].name };
+	struct cmp_table *t = NULL;
+	char e2[2048];
+	int st = cmp_build(&co, dirs, ndirs, &t, e2, sizeof(e2));
+	if (st == CMP_OK)
+		cmp_free(t);
+	if (st != CMP_EFIELD)
+		return 0;
+	snprintf(err, errlen, "%s", e2);
+	return REPORT_EUSAGE;
+}
+
 int report_write(const char *const *dirs, int ndirs, const struct report_opts *o,
 		 struct report_summary *sum, char *err, size_t errlen)
 {
@@ -1287,6 +1309,8 @@ int report_write(const char *const *dirs, int ndirs, const struct report_opts *o
 	if (!realpath(slash ? od : ".", rp.outdir_real))
 		rp.outdir_real[0] = 0;
 	int rc = find_results(&rp, dirs, ndirs, err, errlen);
+	if (!rc)
+		rc = check_field(&rp, dirs, ndirs, err, errlen);
 	for (int i = 0; !rc && i < rp.n; i++)
 		rc = load_result(&rp, &rp.r[i], err, errlen);
 	if (!rc && !o->no_graphs)

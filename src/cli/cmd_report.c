@@ -33,7 +33,8 @@ static const char usage[] =
 static const char usage_end[] =
 	"\n"
 	"Exit status: 0 ok; 1 missing/unreadable DIR, a result without trace (unless\n"
-	"--no-graphs), malformed stats/meta/params, gnuplot missing or failing; 2 usage.\n";
+	"--no-graphs), malformed stats/meta/params, gnuplot missing or failing; 2 usage\n"
+	"(also a FIELD no result has, as compare says it).\n";
 
 #define PO_STRUCT struct report_opts
 static const struct po_option options[] = {
@@ -66,7 +67,7 @@ static int run_report(int argc, char **argv)
 	free(dirs);
 	if (rc) {
 		wb_error("report: %s", err);
-		return 1;
+		return rc == REPORT_EUSAGE ? EXIT_USAGE : 1;
 	}
 	printf("%s: %d result%s, %d compare table%s, %d graph%s (%d result%s plotted now)\n", o.out,
 	       s.nresults, s.nresults == 1 ? "" : "s", s.ntables, s.ntables == 1 ? "" : "s", s.ngraphs,

@@ -227,3 +227,7 @@ check "plot -o: distinct basenames keep OUTDIR/<basename>" '[ -s "$T/swq/$L1/ind
 "$W" plot --no-gnuplot -o "$T/swr" "$T/sw/thresh=10M/disk.bw_mbps=40/$L1" "$T/sw/thresh=10M/disk.bw_mbps=40/../disk.bw_mbps=40/$L1/" >/dev/null 2>"$T/esw"; rc=$?
 check "plot -o: one result given twice is refused, naming both DIRs" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/esw")" -eq 1 ] && grep -q "are one result" "$T/esw" && grep -q "/\.\./" "$T/esw" && [ ! -e "$T/swr" ]'
 
+# report -c FIELD: an unknown field is compare's usage error.
+"$W" compare -c kernal "$T/sw" >/dev/null 2>"$T/ec"; rcc=$?
+"$W" report -c kernal --no-graphs -o "$T/k.html" "$T/sw" >/dev/null 2>"$T/ek"; rc=$?
+check "report -c UNKNOWN: exit 2, compare's one-line error, no page" '[ $rc -eq 2 ] && [ $rcc -eq 2 ] && [ "$(wc -l <"$T/ek")" -eq 1 ] && [ "$(sed "s/^wblab: report: //" "$T/ek")" = "$(sed "s/^wblab: compare: //" "$T/ec")" ] && [ ! -e "$T/k.html" ]'
