@@ -94,7 +94,21 @@ static int add_result(struct report *rp, const char *path)
 	return 0;
 }
 
-/* The results compare would find (result_find), each DIR's in sorted order. */
+/* Whether the walker finds any result under dir on its own. */
+static int holds_result(const char *dir)
+{
+	struct result_list one;
+	char e[512];
+	if (result_find(&dir, 1, &one, e, sizeof(e)))
+		return 0;
+	int n = one.n;
+	result_list_free(&one);
+	return n > 0;
+}
+
+/* The results compare would find (result_find), each DIR's in sorted order;
+ * a result reached through several DIRs (the same DIR twice, a root and a
+ * directory inside it) is listed once, where it is first reached. */
 static int find_results(struct report *rp, const char *const *dirs, int ndirs, char *err,
 			size_t errlen)
 {
@@ -109,7 +123,9 @@ static int find_results(struct report *rp, const char *const *dirs, int ndirs, c
 				snprintf(err, errlen, "out of memory");
 				rc = -1;
 			}
-		if (!rc && rp->n == before) {
+		/* nothing new from this DIR: an error only if it holds no result
+		 * at all (not when its results came through an earlier DIR) */
+		if (!rc && rp->n == before && !holds_result(dirs[a])) {
 			snprintf(err, errlen, "%s: no result directory (none holds a stats file)", dirs[a]);
 			rc = -1;
 		}

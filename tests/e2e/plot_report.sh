@@ -231,3 +231,25 @@ check "plot -o: one result given twice is refused, naming both DIRs" '[ $rc -eq 
 "$W" compare -c kernal "$T/sw" >/dev/null 2>"$T/ec"; rcc=$?
 "$W" report -c kernal --no-graphs -o "$T/k.html" "$T/sw" >/dev/null 2>"$T/ek"; rc=$?
 check "report -c UNKNOWN: exit 2, compare's one-line error, no page" '[ $rc -eq 2 ] && [ $rcc -eq 2 ] && [ "$(wc -l <"$T/ek")" -eq 1 ] && [ "$(sed "s/^wblab: report: //" "$T/ek")" = "$(sed "s/^wblab: compare: //" "$T/ec")" ] && [ ! -e "$T/k.html" ]'
+# report: overlapping DIRs and one DIR twice, like compare; each result once.
+"$W" report --no-graphs -o "$T/ovl.html" "$T/sw" "$T/sw/thresh=10M" "$T/sw" >"$T/oovl" 2>"$T/eovl"; rc=$?
+check "report: overlapping DIRs and a DIR twice show each result once" '[ $rc -eq 0 ] && grep -q "4 results" "$T/oovl" && [ "$(grep -c "<li><a href=\"#r" "$T/ovl.html")" -eq 4 ]'
+"$W" report --no-graphs -o "$T/ovl.html" "$T/sw" "$T/empty" >/dev/null 2>"$T/eovl2"; rc=$?
+check "report: beside others, a DIR with no result is still an error" '[ $rc -eq 1 ] && grep -q "empty: no result directory" "$T/eovl2"'
+
+
+# validate (simulated only: fake real runs are simulated results marked
+# `source real`): two real runs of one case, 3 s and 6 s long, each get their
+# own simulation (CASE-current, CASE-current.2), each overlay its own, and
+# --report takes them (it used to find one result twice and stop).
+VC=ext4-1dd-4k-2p-1024M-10M:10
+"$W" sim -t 3 -k current -o "$T/vr1" "$VC" >/dev/null 2>&1
+"$W" sim -t 6 -k current -o "$T/vr2" "$VC" >/dev/null 2>&1
+sed -i 's/^source sim$/source real/; s/^kernel current$/kernel 6.99-fake/' "$T"/vr[12]/*/*/meta
+R1="$T/vr1/thresh=10M/$VC-current"; R2="$T/vr2/thresh=10M/$VC-current"
+"$W" validate -o "$T/vs" --report "$T/v.html" "$R1" "$R2" >"$T/ov" 2>"$T/ev"; rc=$?
+check "validate: two real runs of one case, two simulations" '[ $rc -ne 1 ] && [ -s "$T/vs/thresh=10M/$VC-current/stats" ] && [ -s "$T/vs/thresh=10M/$VC-current.2/stats" ]'
+check "validate --report: the page has the 2 real and 2 simulated results" 'grep -q "report: $T/v.html (4 results" "$T/ev" && [ -s "$T/v.html" ]'
+# the dashed (simulated) run's last time in each overlay: about 3 and 6 s
+lastsim() { awk '/^# index/ {on = index($0, "run current ")} on && !/^#/ && NF {if ($1 > m) m = $1} END {print m + 0}' "$1/plots/overlay-current/global_dirty_state.dat"; }
+check "validate --report: each real run is overlaid with its own simulation ($(lastsim "$R1") s, $(lastsim "$R2") s)" 'awk -v a="$(lastsim "$R1")" -v b="$(lastsim "$R2")" "BEGIN {exit !(a > 2 && a < 4 && b > 5 && b < 7)}"'
