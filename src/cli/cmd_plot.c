@@ -39,7 +39,8 @@ static const char usage[] =
 	"point (at most 992 points, spikes kept).  Pause and bandwidth axes are set\n"
 	"by the run after its first tenth, start-up outliers marked on the top edge.\n"
 	"A simulated result is drawn from the series it saved while running\n"
-	"(DIR/plot-series), anything else from its trace.\n"
+	"(DIR/plot-series; its trace with --from-trace or --max-points above 2000),\n"
+	"anything else from its trace.\n"
 	"\n"
 	"Per graph G the output directory holds G.dat (one gnuplot `index` block per\n"
 	"series), G.gp (edit it and run `gnuplot G.gp` there to redraw), G.png and\n"
@@ -74,11 +75,15 @@ static const struct po_option options[] = {
 		   "keys naming each run by its meta kernel (directory\n"
 		   "names when both kernels are equal)"),
 	OPT_INT(0, "max-points", o.max_points, "N", 4, 10000000,
-		"points kept per series while reading (default 20000):\n"
-		"the trace is streamed and each series is cut into N/2\n"
-		"time buckets keeping each bucket's min and max; the\n"
-		"graph then keeps each pixel column's min and max (at\n"
-		"most 992 points); stats are never computed from this"),
+		"points kept per series while reading: each series is\n"
+		"cut into N/2 time buckets keeping each bucket's min and\n"
+		"max; the graph then keeps each pixel column's min and\n"
+		"max (at most 992 points); stats are never computed from\n"
+		"this.  Default: a simulated result's saved plot-series\n"
+		"(2000 points), anything else its trace with N=20000;\n"
+		"an explicit N up to 2000 re-buckets the saved series,\n"
+		"above 2000 reads the trace (so 20000 is not the default\n"
+		"for a simulated result)"),
 	OPT_U64('j', "jobs", jobs, "N", 1, 256,
 		"processes at once (DIRs in parallel, then gnuplot runs;\n"
 		"default: number of CPUs)"),

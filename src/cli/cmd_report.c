@@ -46,7 +46,10 @@ static const struct po_option options[] = {
 	OPT_STRING(0, "title", title, "TEXT", "page title (default \"wblab report\")"),
 	OPT_FLAG(0, "no-graphs", no_graphs, "no graphs: a stats-only page, no trace or gnuplot needed"),
 	OPT_INT(0, "max-points", max_points, "N", 4, 10000000,
-		"display points per series when plotting (default 20000)"),
+		"points per series when plotting, as for 'wblab plot'\n"
+		"(default: a simulated result's saved plot-series, 2000\n"
+		"points, anything else its trace with N=20000; N above\n"
+		"2000 reads the trace of a simulated result too)"),
 	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal while plotting"),
 	OPT_END(),
 };

@@ -237,6 +237,13 @@ check "report: overlapping DIRs and a DIR twice show each result once" '[ $rc -e
 "$W" report --no-graphs -o "$T/ovl.html" "$T/sw" "$T/empty" >/dev/null 2>"$T/eovl2"; rc=$?
 check "report: beside others, a DIR with no result is still an error" '[ $rc -eq 1 ] && grep -q "empty: no result directory" "$T/eovl2"'
 
+# --max-points: the default is the saved series, not 20000 (which reads the trace).
+DS="$T/sw/thresh=10M/disk.bw_mbps=40/$L1"
+"$W" plot --no-gnuplot -o "$T/mp0" "$DS" >"$T/omp0" 2>&1
+"$W" plot --no-gnuplot --max-points 20000 -o "$T/mp1" "$DS" >"$T/omp1" 2>&1
+check "--max-points: default from the saved series, an explicit 20000 from the trace" 'grep -q "from the saved plot-series" "$T/omp0" && ! grep -q "from the saved plot-series" "$T/omp1"'
+check "--max-points: help and docs say what the default is" '"$W" help plot | grep -q "Default: a simulated result'"'"'s saved plot-series" && "$W" help report | grep -q "default: a simulated result'"'"'s saved plot-series" && ! "$W" help plot | grep -q "default 20000" && ! "$W" help report | grep -q "default 20000" && ! grep -q "default 20000" docs/plot-report.md'
+
 
 # validate (simulated only: fake real runs are simulated results marked
 # `source real`): two real runs of one case, 3 s and 6 s long, each get their
