@@ -825,15 +825,15 @@ static void env_record(char *rec, struct cmp_envdiff *d)
 
 static int finish(struct builder *b, struct cmp_table **out, int nfound)
 {
+	if (b->ns == 0 && b->nno_field) {
+		snprintf(b->err, b->errlen, "unknown field '%s': not a meta key (case group kernel fs "
+			 "job bs cpus mem thresh bg run source) nor in any params file", b->field);
+		return CMP_EFIELD;
+	}
 	if (b->nmeasured == 0 && b->nno_metric) {
 		char list[1400];
 		list_names(&b->names, list, sizeof(list));
 		snprintf(b->err, b->errlen, "unknown metric '%s'; available: %s", b->metric, list);
-		return CMP_EUSAGE;
-	}
-	if (b->ns == 0 && b->nno_field) {
-		snprintf(b->err, b->errlen, "unknown field '%s': not a meta key (case group kernel fs "
-			 "job bs cpus mem thresh bg run source) nor in any params file", b->field);
 		return CMP_EUSAGE;
 	}
 	if (b->ns == 0) {

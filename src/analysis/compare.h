@@ -19,7 +19,9 @@ enum cmp_status {
 	CMP_OK = 0,
 	CMP_EINPUT,   /* unreadable or malformed meta/stats/params, bad DIR: exit 1 */
 	CMP_EEMPTY,   /* nothing selected, or no case in two columns: exit 1 */
-	CMP_EUSAGE,   /* unknown metric or field, bad regex: exit 2 */
+	CMP_EUSAGE,   /* unknown metric, bad regex: exit 2 */
+	CMP_EFIELD,   /* unknown field (no result has it; said before an unknown
+		       * metric): exit 2 */
 };
 
 enum cmp_format { CMP_TEXT, CMP_TSV, CMP_JSON };

@@ -94,7 +94,21 @@ static int add_result(struct report *rp, const char *path)
 	return 0;
 }
 
-/* The results compare would find (result_find), each DIR's in sorted order. */
+/* Whether the walker finds any result under dir on its own. */
+static int holds_result(const char *dir)
+{
+	struct result_list one;
+	char e[512];
+	if (result_find(&dir, 1, &one, e, sizeof(e)))
+		return 0;
+	int n = one.n;
+	result_list_free(&one);
+	return n > 0;
+}
+
+/* The results compare would find (result_find), each DIR's in sorted order;
+ * a result reached through several DIRs (the same DIR twice, a root and a
+ * directory inside it) is listed once, where it is first reached. */
 static int find_results(struct report *rp, const char *const *dirs, int ndirs, char *err,
 			size_t errlen)
 {
@@ -109,7 +123,9 @@ static int find_results(struct report *rp, const char *const *dirs, int ndirs, c
 				snprintf(err, errlen, "out of memory");
 				rc = -1;
 			}
-		if (!rc && rp->n == before) {
+		/* nothing new from this DIR: an error only if it holds no result
+		 * at all (not when its results came through an earlier DIR) */
+		if (!rc && rp->n == before && !holds_result(dirs[a])) {
 			snprintf(err, errlen, "%s: no result directory (none holds a stats file)", dirs[a]);
 			rc = -1;
 		}
@@ -846,6 +862,11 @@ static int write_compare(FILE *f, struct report *rp, const char *const *dirs, in
 			fputs(").</p>\n", f);
 			break;
 		}
+		if (st == CMP_EFIELD) {
+			snprintf(err, errlen, "%s", e2);
+			return REPORT_EUSAGE;
+		}
+		/* a metric none of the results has: no table for it */
 		if (st != CMP_OK)
 			continue;
 		table_html(f, t, &metric_table[cmp_metrics[i]]);
@@ -1274,6 +1295,23 @@ static int write_file(struct report *rp, const char *const *dirs, int ndirs, cha
 	return rc;
 }
 
+/* -c FIELD as compare takes it: an unknown field is compare's usage error
+ * (REPORT_EUSAGE), said before anything is plotted. */
+static int check_field(struct report *rp, const char *const *dirs, int ndirs, char *err,
+		       size_t errlen)
+{
+	struct cmp_options co = { .field = rp->field, .metric = metric_table[cmp_metrics[0]].name };
+	struct cmp_table *t = NULL;
+	char e2[2048];
+	int st = cmp_build(&co, dirs, ndirs, &t, e2, sizeof(e2));
+	if (st == CMP_OK)
+		cmp_free(t);
+	if (st != CMP_EFIELD)
+		return 0;
+	snprintf(err, errlen, "%s", e2);
+	return REPORT_EUSAGE;
+}
+
 int report_write(const char *const *dirs, int ndirs, const struct report_opts *o,
 		 struct report_summary *sum, char *err, size_t errlen)
 {
@@ -1287,6 +1325,8 @@ int report_write(const char *const *dirs, int ndirs, const struct report_opts *o
 	if (!realpath(slash ? od : ".", rp.outdir_real))
 		rp.outdir_real[0] = 0;
 	int rc = find_results(&rp, dirs, ndirs, err, errlen);
+	if (!rc)
+		rc = check_field(&rp, dirs, ndirs, err, errlen);
 	for (int i = 0; !rc && i < rp.n; i++)
 		rc = load_result(&rp, &rp.r[i], err, errlen);
 	if (!rc && !o->no_graphs)

@@ -25,7 +25,10 @@ struct report_summary {
 };
 
 /* dirs are result directories or roots searched recursively.  Returns 0, or
- * -1 with a one-line reason naming the directory or file in err. */
+ * -1 with a one-line reason naming the directory or file in err, or
+ * REPORT_EUSAGE when the reason is a usage error (an unknown -c FIELD, as
+ * compare says it). */
+#define REPORT_EUSAGE (-2)
 int report_write(const char *const *dirs, int ndirs, const struct report_opts *o,
 		 struct report_summary *sum, char *err, size_t errlen);
 

@@ -137,14 +137,19 @@ int validate_dir(const char *dir, const struct validate_opts *o, struct validate
 	if (calibration_apply(&cal, &p, err, errlen))
 		return -1;
 	snprintf(vr->case_name, sizeof(vr->case_name), "%s/%s", cal.c.group, cal.c.name);
+	int run = 1;
+	for (int i = 0; i < o->nprev; i++)
+		run += !strcmp(o->prev[i].case_name, vr->case_name);
 	struct sim_job j = { .c = cal.c, .model = throttle_lookup("current"), .kernel_name = "current",
-			     .p = &p, .seed = o->seed, .runtime = cal.runtime_s, .out = o->out,
-			     .no_trace = 0, .argc = o->argc, .argv = o->argv };
+			     .p = &p, .seed = o->seed, .run = run, .runtime = cal.runtime_s,
+			     .out = o->out, .no_trace = 0, .argc = o->argc, .argv = o->argv };
 	if (!j.model || simulate_one(&j)) {
 		snprintf(err, errlen, "%s: the simulation failed", dir);
 		return -1;
 	}
-	snprintf(vr->sim_dir, sizeof(vr->sim_dir), "%s/%s/%s-current", o->out, cal.c.group, cal.c.name);
+	char leaf[600];
+	result_name_format(leaf, sizeof(leaf), cal.c.name, "current", run);
+	snprintf(vr->sim_dir, sizeof(vr->sim_dir), "%s/%s/%s", o->out, cal.c.group, leaf);
 	double real[VALIDATE_METRICS], sim[VALIDATE_METRICS];
 	if (collect(dir, real, err, errlen) || collect(vr->sim_dir, sim, err, errlen))
 		return -1;

@@ -148,7 +148,7 @@ static int run_compare(int argc, char **argv)
 	int st = cmp_build(&c.o, (const char *const *)dirs, n, &t, err, sizeof(err));
 	if (st != CMP_OK) {
 		wb_error("compare: %s", err);
-		rc = st == CMP_EUSAGE ? EXIT_USAGE : 1;
+		rc = st == CMP_EUSAGE || st == CMP_EFIELD ? EXIT_USAGE : 1;
 		goto out;
 	}
 	for (int i = 0; i < t->nnotes; i++)

@@ -1,4 +1,5 @@
 /* wblab plot: the CLI face of src/analysis/plot.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ static const char usage[] =
 	"point (at most 992 points, spikes kept).  Pause and bandwidth axes are set\n"
 	"by the run after its first tenth, start-up outliers marked on the top edge.\n"
 	"A simulated result is drawn from the series it saved while running\n"
-	"(DIR/plot-series), anything else from its trace.\n"
+	"(DIR/plot-series; its trace with --from-trace or --max-points above 2000),\n"
+	"anything else from its trace.\n"
 	"\n"
 	"Per graph G the output directory holds G.dat (one gnuplot `index` block per\n"
 	"series), G.gp (edit it and run `gnuplot G.gp` there to redraw), G.png and\n"
@@ -49,7 +51,7 @@ static const char usage[] =
 static const char usage_end[] =
 	"\n"
 	"Exit status: 0 ok; 1 missing/unreadable DIR, no trace, malformed trace, gnuplot\n"
-	"missing or failing; 2 usage.\n";
+	"missing or failing; 2 usage (also one result given twice with -o).\n";
 
 struct cli {
 	struct plot_opts o;
@@ -63,18 +65,25 @@ static const struct po_option options[] = {
 	OPT_STRING_NONEMPTY('o', "output", out, "OUTDIR",
 			    "write there (default DIR/plots; with --overlay\n"
 			    "DIR/plots/overlay-KERNEL2); with several DIRs, each\n"
-			    "goes to OUTDIR/<basename of DIR>"),
+			    "goes to OUTDIR/<basename of DIR>, or, when two DIRs\n"
+			    "share a basename, every DIR to OUTDIR/<its path below\n"
+			    "the directory holding them all> (symlinks resolved);\n"
+			    "two DIRs that are one result are refused"),
 	OPT_STRING(0, "overlay", o.overlay, "DIR2",
 		   "draw DIR2 on the same axes as each DIR (dashed, in its\n"
 		   "own colours, a legend line per run),\n"
 		   "keys naming each run by its meta kernel (directory\n"
 		   "names when both kernels are equal)"),
 	OPT_INT(0, "max-points", o.max_points, "N", 4, 10000000,
-		"points kept per series while reading (default 20000):\n"
-		"the trace is streamed and each series is cut into N/2\n"
-		"time buckets keeping each bucket's min and max; the\n"
-		"graph then keeps each pixel column's min and max (at\n"
-		"most 992 points); stats are never computed from this"),
+		"points kept per series while reading: each series is\n"
+		"cut into N/2 time buckets keeping each bucket's min and\n"
+		"max; the graph then keeps each pixel column's min and\n"
+		"max (at most 992 points); stats are never computed from\n"
+		"this.  Default: a simulated result's saved plot-series\n"
+		"(2000 points), anything else its trace with N=20000;\n"
+		"an explicit N up to 2000 re-buckets the saved series,\n"
+		"above 2000 reads the trace (so 20000 is not the default\n"
+		"for a simulated result)"),
 	OPT_U64('j', "jobs", jobs, "N", 1, 256,
 		"processes at once (DIRs in parallel, then gnuplot runs;\n"
 		"default: number of CPUs)"),
@@ -99,17 +108,83 @@ static void report(const char *dir, const struct plot_summary *s)
 		printf("  note %s\n", s->notes[i]);
 }
 
-/* OUTDIR/<basename of dir> when several DIRs share one -o. */
-static const char *sub_out(const char *out, const char *dir, char *buf, size_t n)
+/* The last path component of dir (trailing slashes ignored), as [*b, *len). */
+static void base_span(const char *dir, size_t *b, size_t *len)
 {
-	size_t len = strlen(dir);
-	while (len > 1 && dir[len - 1] == '/')
-		len--;
-	size_t b = len;
-	while (b > 0 && dir[b - 1] != '/')
-		b--;
-	snprintf(buf, n, "%s/%.*s", out, (int)(len - b), dir + b);
-	return buf;
+	size_t l = strlen(dir);
+	while (l > 1 && dir[l - 1] == '/')
+		l--;
+	size_t s = l;
+	while (s > 0 && dir[s - 1] != '/')
+		s--;
+	*b = s;
+	*len = l - s;
+}
+
+/* Each DIR's subdirectory of OUTDIR when several DIRs share one -o: its
+ * basename while the basenames are distinct (so one DIR per case, the usual
+ * call, keeps short names); otherwise, for every DIR, its real path below
+ * the deepest directory holding all of them, which distinct results never
+ * share.  Two DIRs that still get one name are one result given twice:
+ * refused, naming both, rather than drawn into one directory twice. */
+static int sub_outs(const char *out, char **dirs, int n, char (*outs)[4200])
+{
+	int clash = 0;
+	for (int i = 0; i < n && !clash; i++)
+		for (int j = 0; j < i && !clash; j++) {
+			size_t bi, li, bj, lj;
+			base_span(dirs[i], &bi, &li);
+			base_span(dirs[j], &bj, &lj);
+			clash = li == lj && !memcmp(dirs[i] + bi, dirs[j] + bj, li);
+		}
+	char **real = calloc((size_t)n, sizeof(*real));
+	if (!real) {
+		wb_error("plot: out of memory");
+		return 1;
+	}
+	/* the common directory: the first cl bytes of each real path, cl always
+	 * at a '/' of all of them, at most each one's parent */
+	size_t cl = 0;
+	for (int i = 0; clash && i < n; i++) {
+		real[i] = realpath(dirs[i], NULL);
+		if (!real[i]) {
+			/* plotting it would fail anyway: say so now */
+			wb_error("plot: %s: %s", dirs[i], strerror(errno));
+			for (int k = 0; k < i; k++)
+				free(real[k]);
+			free(real);
+			return 1;
+		}
+		size_t b, l;
+		base_span(real[i], &b, &l);
+		size_t parent = b > 0 ? b - 1 : 0, k = 0;
+		if (i == 0)
+			cl = parent;
+		while (k < cl && k < parent && real[i][k] == real[0][k])
+			k++;
+		while (k > 0 && (real[0][k] != '/' || real[i][k] != '/'))
+			k--;
+		cl = k;
+	}
+	for (int i = 0; i < n; i++) {
+		size_t b, l;
+		const char *d = clash ? real[i] : dirs[i];
+		base_span(d, &b, &l);
+		size_t from = clash ? cl + 1 : b;
+		snprintf(outs[i], sizeof(outs[i]), "%s/%.*s", out, (int)(b + l - from), d + from);
+	}
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++)
+		for (int j = 0; j < i && !rc; j++)
+			if (!strcmp(outs[i], outs[j])) {
+				wb_error("plot: %s and %s are one result (both would go to %s)", dirs[j],
+					 dirs[i], outs[i]);
+				rc = EXIT_USAGE;
+			}
+	for (int i = 0; i < n; i++)
+		free(real[i]);
+	free(real);
+	return rc;
 }
 
 static int run_plot(int argc, char **argv)
@@ -129,10 +204,17 @@ static int run_plot(int argc, char **argv)
 		wb_error("plot: out of memory");
 		return 1;
 	}
+	int bad = c.out && n > 1 ? sub_outs(c.out, dirs, n, outs) : 0;
+	if (bad) {
+		free(jobs);
+		free(outs);
+		free(dirs);
+		return bad;
+	}
 	for (int i = 0; i < n; i++) {
 		jobs[i].dir = dirs[i];
 		jobs[i].overlay = c.o.overlay;
-		jobs[i].outdir = !c.out ? NULL : n == 1 ? c.out : sub_out(c.out, dirs[i], outs[i], sizeof(outs[i]));
+		jobs[i].outdir = !c.out ? NULL : n == 1 ? c.out : outs[i];
 	}
 	int tty = !c.quiet && isatty(STDERR_FILENO);
 	plot_many(jobs, n, &c.o, (int)c.jobs, tty ? plot_progress_line : NULL, (void *)"plot");

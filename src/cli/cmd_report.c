@@ -11,7 +11,8 @@ static const char usage[] =
 	"                    [--max-points N] [-q] DIR...\n"
 	"\n"
 	"Write one self-contained HTML page about the results under DIR... (result\n"
-	"directories or roots searched recursively, as for compare): readable offline,\n"
+	"directories or roots searched recursively, as for compare, which may overlap;\n"
+	"a result reached twice is shown once): readable offline,\n"
 	"no external URLs, CSS and graphs (SVG) inline.  It holds\n"
 	"\n"
 	"  - compare tables, one row per case and one column per value of FIELD:\n"
@@ -33,7 +34,8 @@ static const char usage[] =
 static const char usage_end[] =
 	"\n"
 	"Exit status: 0 ok; 1 missing/unreadable DIR, a result without trace (unless\n"
-	"--no-graphs), malformed stats/meta/params, gnuplot missing or failing; 2 usage.\n";
+	"--no-graphs), malformed stats/meta/params, gnuplot missing or failing; 2 usage\n"
+	"(also a FIELD no result has, as compare says it).\n";
 
 #define PO_STRUCT struct report_opts
 static const struct po_option options[] = {
@@ -44,7 +46,10 @@ static const struct po_option options[] = {
 	OPT_STRING(0, "title", title, "TEXT", "page title (default \"wblab report\")"),
 	OPT_FLAG(0, "no-graphs", no_graphs, "no graphs: a stats-only page, no trace or gnuplot needed"),
 	OPT_INT(0, "max-points", max_points, "N", 4, 10000000,
-		"display points per series when plotting (default 20000)"),
+		"points per series when plotting, as for 'wblab plot'\n"
+		"(default: a simulated result's saved plot-series, 2000\n"
+		"points, anything else its trace with N=20000; N above\n"
+		"2000 reads the trace of a simulated result too)"),
 	OPT_FLAG('q', "quiet", quiet, "no progress line on a terminal while plotting"),
 	OPT_END(),
 };
@@ -66,7 +71,7 @@ static int run_report(int argc, char **argv)
 	free(dirs);
 	if (rc) {
 		wb_error("report: %s", err);
-		return 1;
+		return rc == REPORT_EUSAGE ? EXIT_USAGE : 1;
 	}
 	printf("%s: %d result%s, %d compare table%s, %d graph%s (%d result%s plotted now)\n", o.out,
 	       s.nresults, s.nresults == 1 ? "" : "s", s.ntables, s.ntables == 1 ? "" : "s", s.ngraphs,

@@ -43,15 +43,18 @@ static const char *const formats[] = { "table", "tsv", NULL };
 static const struct po_option options[] = {
 	OPT_STRING_NONEMPTY('o', "out", out, "DIR",
 			    "keep the simulated results under DIR (default: a temporary\n"
-			    "directory, removed at the end), e.g. for 'wblab plot --overlay'"),
+			    "directory, removed at the end), e.g. for 'wblab plot --overlay':\n"
+			    "DIR/GROUP/CASE-current, and for the Nth real result of one\n"
+			    "GROUP/CASE given (repeats, other kernels) CASE-current.N"),
 	OPT_CHOICE(0, "format", tsv, "F", formats,
 		   "table (default) or tsv: case<TAB>metric<TAB>real<TAB>sim<TAB>ratio"),
 	OPT_DOUBLE(0, "hz", hz, "N", 10, 10000, "the real kernel's HZ (default 250, this machine's)"),
 	OPT_U64(0, "seed", seed, "N", 0, 0, "simulator seed (default 1)"),
 	OPT_STRING(0, "report", report, "FILE",
 		   "also write an HTML report (wblab report) of the real and\n"
-		   "simulated results, with each real result's graphs and the\n"
-		   "simulated run overlaid on the same axes (plots/overlay-current)"),
+		   "simulated results, with each real result's graphs and its\n"
+		   "own simulated run overlaid on the same axes\n"
+		   "(plots/overlay-current)"),
 	OPT_END(),
 };
 
@@ -110,9 +113,11 @@ static int run_validate(int argc, char **argv)
 		wb_error("out of memory");
 		return 1;
 	}
-	struct validate_opts o = { v.out, v.hz, v.seed, argc, argv };
+	struct validate_opts o = { v.out, v.hz, v.seed, argc, argv, NULL, 0 };
 	for (int i = 0; i < n; i++) {
 		char err[512];
+		o.prev = vr;
+		o.nprev = done;
 		if (validate_dir(dirs[i], &o, &vr[done], err, sizeof(err))) {
 			wb_error("%s", err);
 			failed++;

@@ -214,3 +214,58 @@ check "report: DIR with no result is a one-line error" '[ $rc -eq 1 ] && grep -q
 rm -rf "$D32/plots"
 PATH=/nonexistent "$W" report "$T/a" -o "$T/x.html" >/dev/null 2>"$T/e7"; rc=$?
 check "report: gnuplot missing when plots are needed" '[ $rc -eq 1 ] && grep -q "gnuplot not found" "$T/e7"'
+
+# plot -o with several DIRs whose basenames clash (a --set sweep): each result
+# gets its own subdirectory, named by its path below the common directory.
+"$W" sim -t 3 -k 3.2-ioless --set disk.bw_mbps=40,80 -o "$T/sw" 'ext4-{1,2}dd-4k-8p-4096M-10M:10' >/dev/null 2>&1
+"$W" plot --no-gnuplot -o "$T/swp" "$T"/sw/thresh=10M/*/* >"$T/osw" 2>&1; rc=$?
+L1="ext4-1dd-4k-8p-4096M-10M:10-3.2-ioless"
+check "plot -o: clashing basenames get their path below the common directory" '[ $rc -eq 0 ] && [ "$(find "$T/swp" -name index | wc -l)" -eq 4 ] && grep -q "7 graphs in $T/swp/disk.bw_mbps=40/$L1 " "$T/osw" && grep -q "7 graphs in $T/swp/disk.bw_mbps=80/$L1 " "$T/osw"'
+check "plot -o: the 40 and 80 MB/s graphs are their own" '[ -s "$T/swp/disk.bw_mbps=40/$L1/global_dirty_state.dat" ] && ! cmp -s "$T/swp/disk.bw_mbps=40/$L1/global_dirty_state.dat" "$T/swp/disk.bw_mbps=80/$L1/global_dirty_state.dat"'
+"$W" plot --no-gnuplot -o "$T/swq" "$T"/sw/thresh=10M/disk.bw_mbps=40/* >"$T/osw2" 2>&1
+check "plot -o: distinct basenames keep OUTDIR/<basename>" '[ -s "$T/swq/$L1/index" ] && [ -s "$T/swq/ext4-2dd-4k-8p-4096M-10M:10-3.2-ioless/index" ]'
+"$W" plot --no-gnuplot -o "$T/swr" "$T/sw/thresh=10M/disk.bw_mbps=40/$L1" "$T/sw/thresh=10M/disk.bw_mbps=40/../disk.bw_mbps=40/$L1/" >/dev/null 2>"$T/esw"; rc=$?
+check "plot -o: one result given twice is refused, naming both DIRs" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/esw")" -eq 1 ] && grep -q "are one result" "$T/esw" && grep -q "/\.\./" "$T/esw" && [ ! -e "$T/swr" ]'
+
+# report -c FIELD: an unknown field is compare's usage error.
+"$W" compare -c kernal "$T/sw" >/dev/null 2>"$T/ec"; rcc=$?
+"$W" report -c kernal --no-graphs -o "$T/k.html" "$T/sw" >/dev/null 2>"$T/ek"; rc=$?
+check "report -c UNKNOWN: exit 2, compare's one-line error, no page" '[ $rc -eq 2 ] && [ $rcc -eq 2 ] && [ "$(wc -l <"$T/ek")" -eq 1 ] && [ "$(sed "s/^wblab: report: //" "$T/ek")" = "$(sed "s/^wblab: compare: //" "$T/ec")" ] && [ ! -e "$T/k.html" ]'
+# report: overlapping DIRs and one DIR twice, like compare; each result once.
+"$W" report --no-graphs -o "$T/ovl.html" "$T/sw" "$T/sw/thresh=10M" "$T/sw" >"$T/oovl" 2>"$T/eovl"; rc=$?
+check "report: overlapping DIRs and a DIR twice show each result once" '[ $rc -eq 0 ] && grep -q "4 results" "$T/oovl" && [ "$(grep -c "<li><a href=\"#r" "$T/ovl.html")" -eq 4 ]'
+"$W" report --no-graphs -o "$T/ovl.html" "$T/sw" "$T/empty" >/dev/null 2>"$T/eovl2"; rc=$?
+check "report: beside others, a DIR with no result is still an error" '[ $rc -eq 1 ] && grep -q "empty: no result directory" "$T/eovl2"'
+
+# --max-points: the default is the saved series, not 20000 (which reads the trace).
+DS="$T/sw/thresh=10M/disk.bw_mbps=40/$L1"
+"$W" plot --no-gnuplot -o "$T/mp0" "$DS" >"$T/omp0" 2>&1
+"$W" plot --no-gnuplot --max-points 20000 -o "$T/mp1" "$DS" >"$T/omp1" 2>&1
+check "--max-points: default from the saved series, an explicit 20000 from the trace" 'grep -q "from the saved plot-series" "$T/omp0" && ! grep -q "from the saved plot-series" "$T/omp1"'
+check "--max-points: help and docs say what the default is" '"$W" help plot | grep -q "Default: a simulated result'"'"'s saved plot-series" && "$W" help report | grep -q "default: a simulated result'"'"'s saved plot-series" && ! "$W" help plot | grep -q "default 20000" && ! "$W" help report | grep -q "default 20000" && ! grep -q "default 20000" docs/plot-report.md'
+
+# A real 6.x trace has writeback_single_inode with index; simulated current
+# has not: overlaid, the file-progress graph is drawn for the real run only,
+# with the note docs/plot-report.md quotes.
+"$W" sim -t 3 -k current -o "$T/cur" ext4-2dd-1M-2p-768M-24M:10 >/dev/null 2>&1
+DC=$(dirname "$(find "$T/cur" -name stats | head -1)")
+"$W" plot --no-gnuplot --overlay "$DC" -o "$T/ov6" "$D6" >"$T/oov6" 2>&1; rc=$?
+note=$(sed -n 's/^  note \(writeback-file-progress: drawn for one run only .*\)/\1/p' "$T/oov6")
+check "real 6.18 on simulated current: file progress drawn for the real run only" '[ $rc -eq 0 ] && [ -s "$T/ov6/writeback-file-progress.dat" ] && [ -n "$note" ]'
+check "docs/plot-report.md quotes that note and no longer says 6.x traces lack the event" '[ -n "$note" ] && tr "\n" " " <docs/plot-report.md | sed "s/  */ /g" | grep -qF "$note" && ! grep -q "6.x traces$" docs/plot-report.md'
+
+# validate (simulated only: fake real runs are simulated results marked
+# `source real`): two real runs of one case, 3 s and 6 s long, each get their
+# own simulation (CASE-current, CASE-current.2), each overlay its own, and
+# --report takes them (it used to find one result twice and stop).
+VC=ext4-1dd-4k-2p-1024M-10M:10
+"$W" sim -t 3 -k current -o "$T/vr1" "$VC" >/dev/null 2>&1
+"$W" sim -t 6 -k current -o "$T/vr2" "$VC" >/dev/null 2>&1
+sed -i 's/^source sim$/source real/; s/^kernel current$/kernel 6.99-fake/' "$T"/vr[12]/*/*/meta
+R1="$T/vr1/thresh=10M/$VC-current"; R2="$T/vr2/thresh=10M/$VC-current"
+"$W" validate -o "$T/vs" --report "$T/v.html" "$R1" "$R2" >"$T/ov" 2>"$T/ev"; rc=$?
+check "validate: two real runs of one case, two simulations" '[ $rc -ne 1 ] && [ -s "$T/vs/thresh=10M/$VC-current/stats" ] && [ -s "$T/vs/thresh=10M/$VC-current.2/stats" ]'
+check "validate --report: the page has the 2 real and 2 simulated results" 'grep -q "report: $T/v.html (4 results" "$T/ev" && [ -s "$T/v.html" ]'
+# the dashed (simulated) run's last time in each overlay: about 3 and 6 s
+lastsim() { awk '/^# index/ {on = index($0, "run current ")} on && !/^#/ && NF {if ($1 > m) m = $1} END {print m + 0}' "$1/plots/overlay-current/global_dirty_state.dat"; }
+check "validate --report: each real run is overlaid with its own simulation ($(lastsim "$R1") s, $(lastsim "$R2") s)" 'awk -v a="$(lastsim "$R1")" -v b="$(lastsim "$R2")" "BEGIN {exit !(a > 2 && a < 4 && b > 5 && b < 7)}"'

@@ -314,6 +314,13 @@ static void test_errors(void **state)
 	assert_int_equal(build(&o, 1, dirs, &t, err), CMP_EUSAGE);
 	assert_string_equal(err, "unknown metric 'nope'; available: write_bw duration_s");
 
+	/* an unknown field has its own status (report takes it as a usage
+	 * error and an unknown metric as a table it leaves out), said first */
+	o.field = "kernal";
+	assert_int_equal(build(&o, 1, dirs, &t, err), CMP_EFIELD);
+	assert_non_null(strstr(err, "unknown field 'kernal'"));
+	o.field = NULL;
+
 	o.metric = NULL;
 	o.grep = (const char *const[]){ "nothing-matches" };
 	assert_int_equal(build(&o, 1, dirs, &t, err), CMP_EEMPTY);
