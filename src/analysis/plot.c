@@ -1157,9 +1157,10 @@ int plot_find_gnuplot(char *buf, size_t n)
  * CPU) per graph. */
 static pid_t gnuplot_start(const char *gnuplot, const struct plot_summary *s, int i, int step)
 {
-	pid_t pid = fork();
+	pid_t self = getpid(), pid = fork();
 	if (pid != 0)
 		return pid;
+	die_with_parent(self);
 	char scripts[PG_COUNT][80];
 	char *argv[PG_COUNT + 2];
 	int n = 0;
@@ -1656,12 +1657,14 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 	fflush(NULL);
 	if (progress)
 		progress(arg, 0, 0, 0, n);
+	pid_t self = getpid();
 	while (next < n || running) {
 		if (next < n && running < workers) {
 			struct plot_job *j = &jobs[next];
 			FILE *res = tmpfile();
 			pid_t pid = res ? fork() : -1;
 			if (pid == 0) {
+				die_with_parent(self);
 				if (prog[0] >= 0)
 					close(prog[0]);
 				job_child(j, &po, fileno(res));
