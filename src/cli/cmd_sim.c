@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "sim_matrix.h"
+#include "../result/result.h"
 #include "../sim/sim.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
@@ -48,6 +49,11 @@ static int run_sim(int argc, char **argv)
 	int n;
 	if (sim_matrix_load(&m, argc, argv, &js, &n))
 		return EXIT_USAGE;
+	/* one line now rather than one per job once they run */
+	if (result_root_check(argv[0], m.out)) {
+		sim_matrix_free(&m, js, n);
+		return EXIT_USAGE;
+	}
 	int failed = simulate_all(js, n, (int)m.jobs, !m.quiet);
 	for (int i = 0; i < n && !failed; i++)
 		printf("%s/%s/%s-%s\n", m.out, js[i].c.group, js[i].c.name, js[i].kernel_name);
