@@ -112,25 +112,23 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 	if ((size_t)snprintf(parent, sizeof(parent), "%s/%s", root, c->group) >= sizeof(parent) ||
 	    (size_t)snprintf(r->final_path, sizeof(r->final_path), "%s/%s", parent, leaf) >=
 		    sizeof(r->final_path) ||
-	    (size_t)snprintf(r->tmp_path, sizeof(r->tmp_path), "%s/.%s.tmp.%d.XXXXXX", parent,
-			     leaf, (int)getpid()) >= sizeof(r->tmp_path)) {
+	    (size_t)snprintf(r->tmp_path, sizeof(r->tmp_path), "%s/.%s.tmp.%d", parent, leaf,
+			     (int)getpid()) >= sizeof(r->tmp_path)) {
 		snprintf(err, errlen, "result path under '%s' too long", root);
 		return -1;
 	}
 	first_missing(root, parent, r->created, sizeof(r->created));
 	/* twice: a parallel job that failed may rmdir our parent in between.
-	 * mkdtemp: a name no other writer of this result has, here or on
-	 * another machine sharing the root */
-	char tmpl[sizeof(r->tmp_path)];
-	memcpy(tmpl, r->tmp_path, sizeof(tmpl));
+	 * The PID keeps the name apart from another process's commit of the
+	 * same result (the undo journal of wblab run knows the form) */
 	int rc = -1;
 	for (int attempt = 0; attempt < 2 && rc; attempt++) {
 		if (mkdir_p(parent)) {
 			snprintf(err, errlen, "cannot create '%s': %s", parent, strerror(errno));
 			break;
 		}
-		memcpy(r->tmp_path, tmpl, sizeof(tmpl));
-		rc = mkdtemp(r->tmp_path) ? 0 : -1;
+		remove_tree(r->tmp_path);
+		rc = mkdir(r->tmp_path, 0755);
 		if (rc)
 			snprintf(err, errlen, "cannot create '%s': %s", r->tmp_path, strerror(errno));
 	}
