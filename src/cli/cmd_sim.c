@@ -38,7 +38,9 @@ static void usage_extra(FILE *f)
 	      "BS must be a multiple of 4k.\n\nmodels:\n", f);
 	for (const struct throttle_model *const *m = throttle_models(); *m; m++)
 		fprintf(f, "  %-22s %s\n", (*m)->name, (*m)->summary);
-	fputs("\nparameters (--set KEY=VAL; name, default, range, meaning):\n", f);
+	fputs("\nparameters (--set KEY=VAL; name, default, range, meaning).  Numbers are\n"
+	      "decimal (40, 40.0, 4e1; no hex), an integer key takes a whole one (1e3); a\n"
+	      "sweep's values must differ in value (40 and 40.0 are one):\n", f);
 	params_list(f);
 }
 
