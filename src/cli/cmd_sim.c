@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "sim_matrix.h"
+#include "../result/result.h"
 #include "../sim/sim.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
@@ -37,7 +38,9 @@ static void usage_extra(FILE *f)
 	      "BS must be a multiple of 4k.\n\nmodels:\n", f);
 	for (const struct throttle_model *const *m = throttle_models(); *m; m++)
 		fprintf(f, "  %-22s %s\n", (*m)->name, (*m)->summary);
-	fputs("\nparameters (--set KEY=VAL; name, default, range, meaning):\n", f);
+	fputs("\nparameters (--set KEY=VAL; name, default, range, meaning).  Numbers are\n"
+	      "decimal (40, 40.0, 4e1; no hex), an integer key takes a whole one (1e3); a\n"
+	      "sweep's values must differ in value (40 and 40.0 are one):\n", f);
 	params_list(f);
 }
 
@@ -48,6 +51,11 @@ static int run_sim(int argc, char **argv)
 	int n;
 	if (sim_matrix_load(&m, argc, argv, &js, &n))
 		return EXIT_USAGE;
+	/* one line now rather than one per job once they run */
+	if (result_root_check(argv[0], m.out)) {
+		sim_matrix_free(&m, js, n);
+		return EXIT_USAGE;
+	}
 	int failed = simulate_all(js, n, (int)m.jobs, !m.quiet);
 	for (int i = 0; i < n && !failed; i++)
 		printf("%s/%s/%s-%s\n", m.out, js[i].c.group, js[i].c.name, js[i].kernel_name);

@@ -1,14 +1,28 @@
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "parse_options.h"
 #include "sim_matrix.h"
+#include "set_sweep.h"
 #include "sim_options.h"
 #include "../sim/sim.h"
 #include "../throttle/policy.h"
 #include "../throttle/throttle.h"
 #include "../util/util.h"
+
+/* "wblab CMD: ...", the form of the option parser's own errors. */
+static void __attribute__((format(printf, 2, 3))) matrix_error(const struct sim_matrix *m,
+							   const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "wblab %s: ", m->cmd);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
 
 /* The --policy plug-in's model joins the list unless it is named in it. */
 static int add_policy(struct sim_matrix *m)
@@ -20,43 +34,56 @@ static int add_policy(struct sim_matrix *m)
 		if (m->models[i] == pm)
 			return 0;
 	if (m->nm == SIM_MAX_MODELS) {
-		wb_error("too many kernel models");
+		matrix_error(m, "--kernel: more than %d kernel models", SIM_MAX_MODELS);
 		return -1;
 	}
 	m->models[m->nm++] = pm;
 	return 0;
 }
 
+/* -k LIST: every item a model's name (or the plug-in's), none empty and
+ * none twice - a model listed twice would run each case twice into one
+ * result directory. */
 static int parse_kernels(struct sim_matrix *m, const char *arg)
 {
-	char list[512];
 	m->nm = 0;
 	if (!arg)
 		return add_policy(m);
-	snprintf(list, sizeof(list), "%s", arg);
-	if (strcmp(list, "all") == 0) {
+	if (strcmp(arg, "all") == 0) {
 		for (const struct throttle_model *const *t = throttle_models(); *t; t++)
 			if (!(*t)->alias_of && m->nm < SIM_MAX_MODELS)
 				m->models[m->nm++] = *t;
 		return add_policy(m);
 	}
-	for (char *save = NULL, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-		const struct throttle_model *t = throttle_lookup(k);
-		if (!t && policy_model() && strcmp(k, policy_model()->name) == 0)
-			t = policy_model();
-		if (!t) {
-			wb_error("unknown kernel model '%s' (see 'wblab sim --help')", k);
+	for (const char *k = arg;; k++) {
+		char name[128];
+		size_t kl = strcspn(k, ",");
+		if (kl == 0) {
+			matrix_error(m, "--kernel: '%s' has an empty item", arg);
 			return -1;
 		}
+		snprintf(name, sizeof(name), "%.*s", (int)kl, k);
+		const struct throttle_model *t = kl < sizeof(name) ? throttle_lookup(name) : NULL;
+		if (!t && policy_model() && strcmp(name, policy_model()->name) == 0)
+			t = policy_model();
+		if (!t) {
+			matrix_error(m, "--kernel: unknown kernel model '%.*s' (see 'wblab sim --help')",
+				     (int)(kl < 100 ? kl : 100), k);
+			return -1;
+		}
+		for (int i = 0; i < m->nm; i++)
+			if (m->models[i] == t) {
+				matrix_error(m, "--kernel: '%s' is listed twice", name);
+				return -1;
+			}
 		if (m->nm == SIM_MAX_MODELS) {
-			wb_error("too many kernel models");
+			matrix_error(m, "--kernel: more than %d kernel models", SIM_MAX_MODELS);
 			return -1;
 		}
 		m->models[m->nm++] = t;
-	}
-	if (!m->nm) {
-		wb_error("--kernel: empty list");
-		return -1;
+		k += kl;
+		if (!*k)
+			break;
 	}
 	return add_policy(m);
 }
@@ -76,74 +103,39 @@ static int opt_shard(const struct po_option *opt, const char *arg, void *base, c
 	return 0;
 }
 
-/* The value list of a sweep --set KEY=V1,V2,...: 1 for a plain --set. */
-static int sweep_size(const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	int n = 1;
-	for (const char *v = eq ? eq + 1 : ""; *v; v++)
-		n += *v == ',';
-	return n;
-}
-
-/* "KEY=V" of value k of the list in arg, into buf. */
-static void sweep_item(const char *arg, int k, char *buf, size_t n)
-{
-	const char *eq = strchr(arg, '='), *v = eq + 1;
-	for (; k > 0; k--)
-		v += strcspn(v, ",") + 1;
-	snprintf(buf, n, "%.*s=%.*s", (int)(eq - arg), arg, (int)strcspn(v, ","), v);
-}
-
 static int opt_set(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
 	struct sim_matrix *m = base;
-	int nv = sweep_size(arg);
+	int nv = set_sweep_size(arg);
 	(void)opt;
 	if (m->nsets == SIM_MAX_SETS) {
 		snprintf(err, n, "too many --set options (at most %d)", SIM_MAX_SETS);
 		return -1;
 	}
+	if (strlen(arg) >= SET_SWEEP_MAX) {
+		/* combo_set copies it whole; set_sweep_check words the error */
+		set_sweep_check(arg, err, n);
+		return -1;
+	}
 	if (nv == 1) {
 		if (sim_set_option(&m->p, arg, err, n))
 			return -1;
-		/* a later plain value would override every swept one, under
-		 * directories that name the swept values */
-		size_t kl = (size_t)(strchr(arg, '=') - arg);
-		for (int i = 0; i < m->nsets; i++)
-			if (m->sweep_n[i] > 1 && strncmp(m->sets[i], arg, kl + 1) == 0) {
-				snprintf(err, n, "--set '%s': %.*s is swept by an earlier --set", arg, (int)kl,
-					 arg);
-				return -1;
-			}
-	} else {
-		/* each value checked as a --set of its own; the list is applied per
-		 * combination when the jobs are made */
-		size_t kl = (size_t)(strchr(arg, '=') - arg);
-		for (int k = 0; k < nv; k++) {
-			char one[512], other[512];
-			struct sim_params scratch = m->p;
-			sweep_item(arg, k, one, sizeof(one));
-			if (one[kl + 1] == 0) {
-				snprintf(err, n, "--set '%s': empty value in the list", arg);
-				return -1;
-			}
-			if (sim_set_option(&scratch, one, err, n))
-				return -1;
-			for (int j = 0; j < k; j++) {
-				sweep_item(arg, j, other, sizeof(other));
-				if (strcmp(one, other) == 0) {
-					snprintf(err, n, "--set '%s': '%s' is listed twice", arg, one + kl + 1);
-					return -1;
-				}
-			}
-		}
-		for (int i = 0; i < m->nsets; i++)
-			if (m->sweep_n[i] > 1 && strncmp(m->sets[i], arg, kl + 1) == 0) {
-				snprintf(err, n, "--set '%s': %.*s is swept twice", arg, (int)kl, arg);
-				return -1;
-			}
+	} else if (set_sweep_check(arg, err, n)) {
+		/* the list is applied per combination when the jobs are made */
+		return -1;
 	}
+	size_t kl = (size_t)(strchr(arg, '=') - arg);
+	for (int i = 0; i < m->nsets; i++)
+		if (m->sweep_n[i] > 1 && strncmp(m->sets[i], arg, kl + 1) == 0) {
+			/* a later plain value would override every swept one, under
+			 * directories that name the swept values */
+			if (nv == 1)
+				snprintf(err, n, "--set '%s': %.*s is swept by an earlier --set", arg,
+					 (int)kl, arg);
+			else
+				snprintf(err, n, "--set '%s': %.*s is swept twice", arg, (int)kl, arg);
+			return -1;
+		}
 	m->sweep_n[m->nsets] = nv;
 	m->sets[m->nsets++] = arg;
 	return 0;
@@ -160,18 +152,18 @@ static void combo_set(const struct sim_matrix *m, int c, int i, char *buf, size_
 	for (int k = m->nsets - 1; k > i; k--)
 		if (m->sweep_n[k] > 1)
 			c /= m->sweep_n[k];
-	sweep_item(m->sets[i], c % m->sweep_n[i], buf, n);
+	set_sweep_item(m->sets[i], c % m->sweep_n[i], buf, n);
 }
 
 /* The params of every combination, replaying the --set options in order. */
 static int make_combos(struct sim_matrix *m)
 {
-	char err[512], one[512];
+	char err[512], one[SET_SWEEP_MAX];
 	long nc = 1;
 	for (int i = 0; i < m->nsets; i++) {
 		nc *= m->sweep_n[i];
 		if (nc > SIM_MAX_COMBOS) {
-			wb_error("--set sweeps: more than %d combinations", SIM_MAX_COMBOS);
+			matrix_error(m, "--set sweeps: more than %d combinations", SIM_MAX_COMBOS);
 			return -1;
 		}
 	}
@@ -179,7 +171,7 @@ static int make_combos(struct sim_matrix *m)
 	if (nc == 1)
 		return 0;
 	if (!(m->pv = calloc((size_t)nc, sizeof(*m->pv)))) {
-		wb_error("out of memory");
+		matrix_error(m, "out of memory");
 		return -1;
 	}
 	for (int c = 0; c < m->ncombos; c++) {
@@ -187,7 +179,7 @@ static int make_combos(struct sim_matrix *m)
 		for (int i = 0; i < m->nsets; i++) {
 			combo_set(m, c, i, one, sizeof(one));
 			if (sim_set_option(&m->pv[c], one, err, sizeof(err))) {
-				wb_error("%s", err);
+				matrix_error(m, "%s", err);
 				return -1;
 			}
 		}
@@ -199,7 +191,7 @@ static int make_combos(struct sim_matrix *m)
  * swept key), so its directory, its row in compare and its cmdline name it. */
 static int combo_group(const struct sim_matrix *m, int c, struct wb_case *cs, char *err, size_t n)
 {
-	char one[512];
+	char one[SET_SWEEP_MAX];
 	for (int i = 0; i < m->nsets; i++) {
 		if (m->sweep_n[i] == 1)
 			continue;
@@ -273,6 +265,7 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 {
 	char err[4600];
 	memset(m, 0, sizeof(*m));
+	m->cmd = argv[0];
 	m->out = "results";
 	m->runtime = 300;
 	m->seed = 1;
@@ -283,10 +276,10 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 	int n = cases ? po_parse_cmd(argv[0], sim_matrix_options, m, argc, argv, PO_STOP_AT_NON_OPTION,
 				     cases) : -1;
 	if (!cases)
-		wb_error("out of memory");
+		matrix_error(m, "out of memory");
 	for (int i = 0; i < n; i++)
 		if (case_expand(cases[i], &m->cases, err, sizeof(err))) {
-			wb_error("CASE '%s': %s", cases[i], err);
+			matrix_error(m, "CASE '%.200s': %s", cases[i], err);
 			n = -1;
 			break;
 		}
@@ -294,11 +287,17 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 	if (n < 0)
 		return -1;
 	if (m->run && m->repeat > 1) {
-		wb_error("%s: --run and --repeat exclude each other", argv[0]);
+		matrix_error(m, "--run and --repeat exclude each other");
+		return -1;
+	}
+	if (m->repeat > 1 && m->seed > UINT64_MAX - (uint64_t)(m->repeat - 1)) {
+		/* run R's seed S+R-1 would wrap to a small seed another run uses */
+		matrix_error(m, "--seed %llu with --repeat %d: the last run's seed would pass %llu",
+			     (unsigned long long)m->seed, m->repeat, (unsigned long long)UINT64_MAX);
 		return -1;
 	}
 	if (!m->cases.n) {
-		wb_error("%s: no CASE (see 'wblab %s --help')", argv[0], argv[0]);
+		matrix_error(m, "no CASE (see 'wblab %s --help')", argv[0]);
 		return -1;
 	}
 	if (!m->kernels && !policy_model())
@@ -306,6 +305,18 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv)
 	if (parse_kernels(m, m->kernels))
 		return -1;
 	return make_combos(m);
+}
+
+/* The shortest of %.15g..%.17g that reads back as x: -t 0.1 stays "0.1"
+ * (%.17g alone writes 0.10000000000000001), and 300 stays "300" (a
+ * precision below 15 would give 3e+02). */
+static void fmt_shortest(char *buf, size_t n, double x)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
 }
 
 /* The command that makes exactly job j's result. */
@@ -326,7 +337,7 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 		v[n++] = strdup("-k");
 		v[n++] = strdup(j->kernel_name);
 	}
-	snprintf(num, sizeof(num), "%.17g", m->runtime);
+	fmt_shortest(num, sizeof(num), m->runtime);
 	v[n++] = strdup("-t");
 	v[n++] = strdup(num);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)j->seed);
@@ -338,7 +349,7 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 		v[n++] = strdup(num);
 	}
 	for (int i = 0; i < m->nsets; i++) {
-		char one[512];
+		char one[SET_SWEEP_MAX];
 		combo_set(m, combo, i, one, sizeof(one));
 		v[n++] = strdup("--set");
 		v[n++] = strdup(one);
@@ -362,6 +373,81 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 	return v;
 }
 
+struct case_ref {
+	const struct wb_case *c;
+	int i;
+};
+
+static int same_case(const struct wb_case *a, const struct wb_case *b)
+{
+	return !strcmp(a->group, b->group) && !strcmp(a->name, b->name);
+}
+
+/* GROUP/CASE, then the place in the list */
+static int cmp_case_ref(const void *a, const void *b)
+{
+	const struct case_ref *x = a, *y = b;
+	int d = strcmp(x->c->group, y->c->group);
+	if (!d)
+		d = strcmp(x->c->name, y->c->name);
+	return d ? d : (x->i > y->i) - (x->i < y->i);
+}
+
+/* err about case i: "--cases-from: FILE:LINE: err" for a case from a file */
+static void case_error(const struct sim_matrix *m, int i, const char *err)
+{
+	if (m->cases.from && m->cases.from[i])
+		matrix_error(m, "--cases-from: %s: %s", m->cases.from[i], err);
+	else
+		matrix_error(m, "%s", err);
+}
+
+/* "FILE:LINE" for a case from --cases-from. */
+static void case_origin(const struct sim_matrix *m, int i, char *buf, size_t n)
+{
+	const char *from = m->cases.from ? m->cases.from[i] : NULL;
+	snprintf(buf, n, "%s", from ? from : "the command line");
+}
+
+/* Every case of the matrix parsed into cs[], each GROUP/CASE once: two
+ * spellings of one case (the same line twice, "4k" and "4096", the default
+ * group written out) would run twice into one result directory. */
+static int parse_cases(const struct sim_matrix *m, struct wb_case *cs)
+{
+	char err[512], o1[300], o2[300];
+	for (int i = 0; i < m->cases.n; i++)
+		if (case_parse(m->cases.v[i], &cs[i], err, sizeof(err))) {
+			case_error(m, i, err);
+			return -1;
+		}
+	struct case_ref *r = calloc(m->cases.n > 0 ? (size_t)m->cases.n : 1, sizeof(*r));
+	if (!r) {
+		matrix_error(m, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < m->cases.n; i++)
+		r[i] = (struct case_ref){ &cs[i], i };
+	qsort(r, (size_t)m->cases.n, sizeof(*r), cmp_case_ref);
+	/* the second listing of a case follows its first in the sorted order;
+	 * of all of them the one listed earliest, so the message is stable */
+	int first = -1, second = -1;
+	for (int k = 1; k < m->cases.n; k++)
+		if (same_case(r[k].c, r[k - 1].c) && (k < 2 || !same_case(r[k - 1].c, r[k - 2].c)) &&
+		    (second < 0 || r[k].i < second)) {
+			first = r[k - 1].i;
+			second = r[k].i;
+		}
+	free(r);
+	if (second < 0)
+		return 0;
+	case_origin(m, first, o1, sizeof(o1));
+	case_origin(m, second, o2, sizeof(o2));
+	matrix_error(m, "case %s/%s is listed twice, as '%.200s' (%s) and '%.200s' (%s): one "
+		     "result directory", cs[first].group, cs[first].name, m->cases.v[first], o1,
+		     m->cases.v[second], o2);
+	return -1;
+}
+
 int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 {
 	char err[512];
@@ -370,35 +456,30 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 	*jsp = NULL;
 	*np = 0;
 	if (total > 10 * 1000 * 1000) {
-		wb_error("%ld jobs: more than 10000000", total);
+		matrix_error(m, "%ld jobs: more than 10000000", total);
 		return -1;
 	}
 	struct sim_job *js = calloc((size_t)(total ? total : 1), sizeof(*js));
-	if (!js) {
-		wb_error("out of memory");
-		return -1;
+	struct wb_case *parsed = calloc(m->cases.n > 0 ? (size_t)m->cases.n : 1, sizeof(*parsed));
+	if (!js || !parsed) {
+		matrix_error(m, "out of memory");
+		goto fail;
 	}
+	if (parse_cases(m, parsed))
+		goto fail;
 	for (int i = 0; i < m->cases.n; i++) {
-		struct wb_case base;
-		if (case_parse(m->cases.v[i], &base, err, sizeof(err))) {
-			wb_error("%s", err);
-			sim_matrix_free(m, js, n);
-			return -1;
-		}
 		for (int c = 0; c < m->ncombos; c++) {
-			struct wb_case cs = base;
+			struct wb_case cs = parsed[i];
 			const struct sim_params *p = m->pv ? &m->pv[c] : &m->p;
 			if ((m->pv && combo_group(m, c, &cs, err, sizeof(err))) ||
 			    sim_check(&cs, p, err, sizeof(err))) {
-				wb_error("%s", err);
-				sim_matrix_free(m, js, n);
-				return -1;
+				case_error(m, i, err);
+				goto fail;
 			}
 			for (int k = 0; k < m->nm; k++)
 				if (sim_check_model(p, m->models[k], err, sizeof(err))) {
-					wb_error("%s", err);
-					sim_matrix_free(m, js, n);
-					return -1;
+					case_error(m, i, err);
+					goto fail;
 				}
 			for (int k = 0; k < m->nm * m->repeat; k++, idx++) {
 				int r = k % m->repeat;
@@ -411,17 +492,21 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 					.runtime = m->runtime, .out = m->out, .no_trace = m->no_trace,
 					.text_trace = m->text_trace };
 				if (!(j->argv = job_argv(m, j, c, &j->argc))) {
-					wb_error("out of memory");
-					sim_matrix_free(m, js, n);
-					return -1;
+					matrix_error(m, "out of memory");
+					goto fail;
 				}
 				n++;
 			}
 		}
 	}
+	free(parsed);
 	*jsp = js;
 	*np = n;
 	return 0;
+fail:
+	free(parsed);
+	sim_matrix_free(m, js, n);
+	return -1;
 }
 
 void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n)

@@ -15,6 +15,7 @@
 #define SIM_MAX_COMBOS 10000
 
 struct sim_matrix {
+	const char *cmd;                   /* "sim" or "jobs", for messages */
 	const char *out;
 	const char *kernels;                /* -k LIST as given (NULL: the default) */
 	double runtime;

@@ -1,6 +1,8 @@
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -98,7 +100,8 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		return -1;
 	}
 	if (case_group_check(c->group, leaf, sizeof(leaf))) {
-		snprintf(err, errlen, "case '%s/%s': %s", c->group, c->name, leaf);
+		/* the check's message names the group as far as it prints */
+		snprintf(err, errlen, "case %s: %s", c->name, leaf);
 		return -1;
 	}
 	if (!kernel_leaf_ok(kernel) || c->name[0] == '.' || strchr(c->name, '/')) {
@@ -115,7 +118,9 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		return -1;
 	}
 	first_missing(root, parent, r->created, sizeof(r->created));
-	/* twice: a parallel job that failed may rmdir our parent in between */
+	/* twice: a parallel job that failed may rmdir our parent in between.
+	 * The PID keeps the name apart from another process's commit of the
+	 * same result (the undo journal of wblab run knows the form) */
 	int rc = -1;
 	for (int attempt = 0; attempt < 2 && rc; attempt++) {
 		if (mkdir_p(parent)) {
@@ -170,23 +175,115 @@ int result_write_cmdline(const struct result_dir *r, int argc, char **argv)
 	return fclose(f) ? -1 : 0;
 }
 
+#define COMMIT_TRIES 100
+
+/* Without RENAME_EXCHANGE (a file system that lacks it): move the earlier
+ * result aside, rename ours in, and when another commit of the same result
+ * got in between, move that one aside in turn; a reader may find no result
+ * for a moment, never a part of one. */
+static int commit_moving_aside(struct result_dir *r)
+{
+	char old[sizeof(r->tmp_path) + 8];
+	int moved = 0;
+	snprintf(old, sizeof(old), "%s.old", r->tmp_path);
+	for (int attempt = 0; attempt < COMMIT_TRIES; attempt++) {
+		if (rename(r->tmp_path, r->final_path) == 0) {
+			if (moved)
+				remove_tree(old);
+			return 0;
+		}
+		if (errno != EEXIST && errno != ENOTEMPTY)
+			break;
+		if (moved && remove_tree(old))
+			break;
+		moved = 0;
+		if (rename(r->final_path, old) == 0)
+			moved = 1;
+		else if (errno != ENOENT)
+			break;
+	}
+	if (moved && rename(old, r->final_path))
+		remove_tree(old);
+	return -1;
+}
+
+/*
+ * The finished temporary directory takes the result's name, replacing an
+ * earlier result, safely against another process committing the same
+ * result at the same moment (the same job twice in a job list, two sims
+ * into one root):
+ *  - no result yet: RENAME_NOREPLACE moves ours in, or fails with EEXIST
+ *    when another commit got there first;
+ *  - a result there: RENAME_EXCHANGE swaps the two names in one step, so
+ *    the name always holds a whole result; what our temporary name holds
+ *    then is the earlier one, which goes.  Two exchanges at once each swap
+ *    with whatever is there, and each removes what it got back.
+ *  - between the two calls the result may vanish (a commit that moves
+ *    aside, below): try again.
+ */
 int result_commit(struct result_dir *r)
 {
-	char old[4200];
-	struct stat st;
-	if (stat(r->final_path, &st) == 0) {
-		/* replace an earlier result: move it aside first so the swap is atomic enough */
-		snprintf(old, sizeof(old), "%s.old.%d", r->tmp_path, (int)getpid());
-		if (rename(r->final_path, old))
+	for (int attempt = 0; attempt < COMMIT_TRIES; attempt++) {
+		if (renameat2(AT_FDCWD, r->tmp_path, AT_FDCWD, r->final_path, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EINVAL || errno == ENOSYS)
+			return commit_moving_aside(r);
+		if (errno != EEXIST)
 			return -1;
-		if (rename(r->tmp_path, r->final_path)) {
-			rename(old, r->final_path);
-			return -1;
+		if (renameat2(AT_FDCWD, r->tmp_path, AT_FDCWD, r->final_path, RENAME_EXCHANGE) == 0) {
+			remove_tree(r->tmp_path);
+			return 0;
 		}
-		remove_tree(old);
-		return 0;
+		if (errno == EINVAL || errno == ENOSYS)
+			return commit_moving_aside(r);
+		if (errno != ENOENT)
+			return -1;
 	}
-	return rename(r->tmp_path, r->final_path);
+	errno = EBUSY;
+	return -1;
+}
+
+int result_root_check(const char *cmd, const char *root)
+{
+	char p[4096], why[200];
+	struct stat st;
+	if (strlen(root) >= sizeof(p)) {
+		fprintf(stderr, "wblab %s: --out: '%.60s...': path too long\n", cmd, root);
+		return -1;
+	}
+	snprintf(p, sizeof(p), "%s", root);
+	why[0] = 0;
+	/* the deepest part of root that exists must be a directory we may
+	 * write in: what is below it is made as the results are */
+	for (;;) {
+		if (stat(p, &st) == 0) {
+			if (!S_ISDIR(st.st_mode))
+				snprintf(why, sizeof(why), "'%.100s' is not a directory", p);
+			else if (access(p, W_OK | X_OK))
+				snprintf(why, sizeof(why), "'%.100s': %s", p, strerror(errno));
+			break;
+		}
+		if (errno != ENOENT && errno != ENOTDIR) {
+			snprintf(why, sizeof(why), "'%.100s': %s", p, strerror(errno));
+			break;
+		}
+		char *slash = strrchr(p, '/');
+		while (slash && slash > p && slash[-1] == '/')
+			slash--;
+		if (!slash)
+			snprintf(p, sizeof(p), ".");
+		else if (slash == p)
+			p[1] = 0;
+		else
+			*slash = 0;
+	}
+	if (!why[0])
+		return 0;
+	if (strcmp(p, root))
+		fprintf(stderr, "wblab %s: --out: '%.100s': %s\n", cmd, root, why);
+	else
+		fprintf(stderr, "wblab %s: --out: %s\n", cmd, why);
+	return -1;
 }
 
 void result_abort(struct result_dir *r)

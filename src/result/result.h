@@ -43,7 +43,14 @@ int result_write_meta(const struct result_dir *r, const struct wb_case *c, const
 		      int run, const char *source);
 /* argv joined with spaces (shell-quoted where needed) into `cmdline`. */
 int result_write_cmdline(const struct result_dir *r, int argc, char **argv);
+/* Renames the temporary directory to the result's name, replacing an earlier
+ * result in one step, also when another process commits the same result at
+ * the same time.  0, or -1 with errno. */
 int result_commit(struct result_dir *r);
+/* Whether results can be made under -o root before any job runs: the
+ * deepest existing part of root must be a directory this process may write
+ * in.  0, or -1 after printing "wblab CMD: --out: ..." (one line). */
+int result_root_check(const char *cmd, const char *root);
 /* Removes the temporary directory and then those of root/group that
  * result_begin created, as far as they are empty (a parallel job may be
  * writing beside us). */

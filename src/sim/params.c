@@ -171,6 +171,33 @@ static void range_text(const struct param_desc *d, char *buf, size_t n)
 	snprintf(buf, n, "%s%.10g..%.10g", d->type == PT_U64 ? "an integer in " : "", d->min, d->max);
 }
 
+/* A --set number is written in decimal: [+-]DIGITS[.DIGITS][e[+-]DIGITS]
+ * (".5" and "5." too).  strtod also reads hex ("0x3e8"), "inf" and "nan";
+ * none of them is a way anyone writes a physical quantity, and a sweep
+ * tells values apart by what they parse to, so one spelling per number
+ * family keeps that simple. */
+static int is_decimal(const char *s)
+{
+	size_t digits = 0;
+	s += *s == '+' || *s == '-';
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits++;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		s += *s == '+' || *s == '-';
+		if (!(*s >= '0' && *s <= '9'))
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return !*s;
+}
+
 /* a name's index in its list for PT_NAME */
 double params_get(const struct sim_params *p, const struct param_desc *d)
 {
@@ -202,12 +229,14 @@ int params_set(struct sim_params *p, const char *a, char *err, size_t errlen)
 		uint64_t u;
 		char range[64];
 		range_text(d, range, sizeof(range));
-		/* a well-formed number outside the range says so, not "bad value" */
-		int bad = d->type == PT_U64 ? parse_u64(eq + 1, &u) : parse_double(eq + 1, &v);
-		if (d->type == PT_U64 && !bad)
+		/* a well-formed number outside the range says so, not "bad value";
+		 * an integer key takes any decimal number whose value is whole
+		 * (1e3, 1000.0: 1000) */
+		int bad = !is_decimal(eq + 1);
+		if (!bad && d->type == PT_U64 && !parse_u64(eq + 1, &u))
 			v = u > (1ULL << 53) ? 1e300 : (double)u;
-		if (bad && !parse_double(eq + 1, &v) && d->type == PT_U64 && v == floor(v))
-			bad = 0;
+		else if (!bad)
+			bad = parse_double(eq + 1, &v) || (d->type == PT_U64 && v != floor(v));
 		if (bad) {
 			snprintf(err, errlen, "--set %s: bad value '%.40s' (want %s)", d->key, eq + 1, range);
 			return -1;
@@ -227,6 +256,17 @@ int params_set(struct sim_params *p, const char *a, char *err, size_t errlen)
 	}
 	snprintf(err, errlen, "--set: unknown parameter '%.*s' (see 'wblab sim --help')", (int)kl, a);
 	return -1;
+}
+
+int params_parse_value(const char *assignment, double *v, char *err, size_t errlen)
+{
+	struct sim_params p;
+	const char *eq = strchr(assignment, '=');
+	params_defaults(&p);
+	if (params_set(&p, assignment, err, errlen))
+		return -1;
+	*v = params_get(&p, &descs[row_of(assignment, (size_t)(eq - assignment))]);
+	return 0;
 }
 
 int params_check(const struct sim_params *p, char *err, size_t errlen)

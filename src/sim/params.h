@@ -116,8 +116,14 @@ struct param_desc {
 };
 
 void params_defaults(struct sim_params *p);
-/* "key=value"; 0, or -1 with a one-line reason (key, value, range) in err. */
+/* "key=value"; 0, or -1 with a one-line reason (key, value, range) in err.
+ * A number is decimal ([+-]DIGITS[.DIGITS][e[+-]DIGITS]; no hex, inf or
+ * nan); an integer key takes one whose value is whole (1e3, 1000.0). */
 int params_set(struct sim_params *p, const char *assignment, char *err, size_t errlen);
+/* The value "key=value" sets, as params_get reads it back (a name: its
+ * index), so that two spellings of one value (40 and 40.0, 1e3 and 1000)
+ * compare equal: 0, or -1 as params_set. */
+int params_parse_value(const char *assignment, double *v, char *err, size_t errlen);
 /* Every parameter inside its range; 0, or -1 naming the first one outside. */
 int params_check(const struct sim_params *p, char *err, size_t errlen);
 /* The table, for tests that must cover every parameter. */

@@ -41,12 +41,28 @@ static int parse_suffixed(const char *tok, const char *suffix, uint64_t *v)
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
+/* The first control byte (below 0x20, or 0x7f) of s, or -1.  A newline in
+ * a directory name splits meta, cmdline and job lines in two; none of them
+ * has a use in a name. */
+static int control_byte_at(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return (int)(p - (const unsigned char *)s);
+	return -1;
+}
+
 /* GROUP names directories under -o: relative, no empty, "." or ".." part
- * (it must stay inside -o), no hidden part (the result walkers skip those). */
+ * (it must stay inside -o), no hidden part (the result walkers skip those),
+ * no control byte. */
 int case_group_check(const char *group, char *err, size_t errlen)
 {
 	if (!*group)
 		FAIL("empty group");
+	int at = control_byte_at(group);
+	if (at >= 0)   /* not echoed: the message stays one line */
+		FAIL("group has a control character (byte 0x%02x at offset %d)",
+		     (unsigned char)group[at], at);
 	if (group[0] == '/')
 		FAIL("group '%s' must not start with '/'", group);
 	for (const char *p = group; *p;) {
@@ -74,6 +90,9 @@ int case_parse(const char *s, struct wb_case *c, char *err, size_t errlen)
 	char buf[256], *tok[8];
 	int ntok = 0;
 	memset(c, 0, sizeof(*c));
+	int at = control_byte_at(s);
+	if (at >= 0)
+		FAIL("CASE has a control character (byte 0x%02x at offset %d)", (unsigned char)s[at], at);
 	if (strlen(s) >= sizeof(buf))
 		FAIL("case '%.40s...': too long", s);
 	const char *slash = strrchr(s, '/');

@@ -25,7 +25,9 @@ struct wb_case {
 
 /* Returns 0, or -1 with a one-line reason in err. */
 int case_parse(const char *s, struct wb_case *c, char *err, size_t errlen);
-/* GROUP must be a relative path inside -o: 0, or -1 with the reason in err. */
+/* GROUP must be a relative path inside -o, free of control characters (bytes
+ * below 0x20 and 0x7f, which case_parse refuses in a whole CASE too): 0, or -1
+ * with the reason in err. */
 int case_group_check(const char *group, char *err, size_t errlen);
 /* Fill '*' fields from the machine and rebuild name. */
 void case_fill(struct wb_case *c, int cpus, uint64_t mem_mb);

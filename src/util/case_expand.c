@@ -13,11 +13,14 @@ static int push(struct case_list *l, const char *s, size_t n, char *err, size_t 
 	if (l->n == l->cap) {
 		int cap = l->cap ? l->cap * 2 : 16;
 		char **v = realloc(l->v, (size_t)cap * sizeof(*v));
-		if (!v) {
+		if (v)
+			l->v = v;
+		char **from = v ? realloc(l->from, (size_t)cap * sizeof(*from)) : NULL;
+		if (!from) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		l->v = v;
+		l->from = from;
 		l->cap = cap;
 	}
 	char *c = malloc(n + 1);
@@ -27,15 +30,19 @@ static int push(struct case_list *l, const char *s, size_t n, char *err, size_t 
 	}
 	memcpy(c, s, n);
 	c[n] = 0;
+	l->from[l->n] = NULL;
 	l->v[l->n++] = c;
 	return 0;
 }
 
 void case_list_free(struct case_list *l)
 {
-	for (int i = 0; i < l->n; i++)
+	for (int i = 0; i < l->n; i++) {
 		free(l->v[i]);
+		free(l->from[i]);
+	}
 	free(l->v);
+	free(l->from);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -222,11 +229,24 @@ int case_expand_file(const char *path, struct case_list *l, char *err, size_t er
 			rc = -1;
 			break;
 		}
+		int before = l->n;
 		if (case_expand(p, l, e, sizeof(e))) {
 			snprintf(err, errlen, "%s:%d: %s", path, lineno, e);
 			rc = -1;
 			break;
 		}
+		/* where each case came from, for the errors found once it is parsed */
+		for (int i = before; i < l->n && !rc; i++) {
+			size_t fl = strlen(path) + 16;
+			if (!(l->from[i] = malloc(fl))) {
+				snprintf(err, errlen, "out of memory");
+				rc = -1;
+			} else {
+				snprintf(l->from[i], fl, "%s:%d", path, lineno);
+			}
+		}
+		if (rc)
+			break;
 	}
 	free(line);
 	fclose(f);

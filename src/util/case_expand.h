@@ -15,6 +15,7 @@
 struct case_list {
 	int n, cap;
 	char **v;
+	char **from;    /* [n]: "FILE:LINE" of a case_expand_file case, else NULL */
 };
 
 /* Appends the expansions of s to l.  0, or -1 with err (unbalanced braces, a

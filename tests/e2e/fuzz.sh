@@ -2,8 +2,8 @@
 # Builds the libFuzzer harnesses (fuzz/) into build-fuzz/ and runs each for a
 # bounded time from its seed corpus fuzz/corpus/<target>/: the trace reader
 # for FUZZ_TIME seconds (default 10), the other readers of user input (kv
-# files, CASE names, --set, the run journal, CASE matrices and case files, a
-# result's cmdline, trace.dat files, saved graph series) for FUZZ_TIME/2 each: ~50 s.
+# files, CASE names, --set and its sweeps, the run journal, CASE matrices and case files, a
+# result's cmdline, trace.dat files, saved graph series) for FUZZ_TIME/2 each: ~55 s.
 set -u
 cd "$(dirname "$0")/../.."
 out=build-fuzz
@@ -11,7 +11,7 @@ time=${FUZZ_TIME:-10}
 short=$(( time / 2 > 0 ? time / 2 : 1 ))
 log=$(mktemp /tmp/wblab-fuzz.XXXXXX)
 trap 'rm -f "$log"' EXIT
-targets="trace_read kv case params journal case_list cmdline dat plot_series"
+targets="trace_read kv case params set_sweep journal case_list cmdline dat plot_series"
 
 if ! command -v "${CLANG:-clang}" >/dev/null; then
   for t in $targets; do echo "ok - fuzz_$t # SKIP no clang"; done; exit 0

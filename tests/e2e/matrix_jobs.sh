@@ -5,6 +5,7 @@
 # coverage, and 'wblab rerun' catching a changed result.
 . "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
+RUNJOB=$(cd "$(dirname "$0")/../.." && pwd)/scripts/run-job.sh
 e2e_scratch matrix
 cd "$T" || exit 1
 mkdir bin && ln -s "$W" bin/wblab
@@ -53,6 +54,20 @@ check "--cases-from reads cases, comments and braces" '[ "$(wc -l <cf.txt)" = 3 
 printf 'ext4-1dd-4k-8p-4096M-1M:10\n{broken\n' >bad.txt
 wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
 check "a bad line in --cases-from is named file:line" '[ $rc = 2 ] && grep -q "bad.txt:2:" o'
+printf 'ext4-1dd-4k-8p-4096M-1M:10\n\n# c\next4-1dd-4k-8p-9999999999M-1M:10\n' >bad.txt
+wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
+check "a bad field of a --cases-from case is named file:line too" \
+	'[ $rc = 2 ] && [ "$(wc -l <o)" = 1 ] && grep -q "^wblab jobs: --cases-from: bad.txt:4: case .*bad memory" o'
+printf 'ext4-1dd-4k-8p-4096M-1M:10\nzfs-1dd-4k-8p-4096M-1M:10\n' >bad.txt
+wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
+check "... and so is an unknown file system" '[ $rc = 2 ] && grep -q "bad.txt:2: .*unknown file system" o'
+# the same job twice would run twice into one result directory
+wblab jobs -k current,current 'ext4-1dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
+check "a model listed twice is refused" '[ $rc = 2 ] && [ "$(wc -l <o)" = 1 ] && grep -q "'"'"'current'"'"' is listed twice" o'
+printf 'ext4-1dd-4k-8p-4096M-1M:10\n' >one.txt
+wblab jobs -k current --cases-from one.txt 'ext4-{2,1}dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
+check "a case listed twice is refused, naming both places" \
+	'[ $rc = 2 ] && [ "$(wc -l <o)" = 1 ] && grep -q "is listed twice, as .*(one.txt:1) and .*(the command line)" o'
 wblab sim -t 5 -o x '{ext4' >o 2>&1; rc=$?
 check "an unbalanced brace is a usage error" '[ $rc = 2 ] && grep -q "without" o'
 
@@ -101,7 +116,8 @@ wblab sim -k 3.2-ioless -t 5 --seed 1 --set disk.bw_mbps=80 --set hz=250 --set d
 wblab sim -k 3.2-ioless -t 5 --seed 1 --set disk.bw_mbps=80 --set hz=250 --set dev.model=ssd -o S thresh=1M/disk.bw_mbps=80/dev.model=ssd/ext4-1dd-4k-8p-4096M-1M:10
 G
 check "two sweeps of two values give four jobs, the first sweep slowest (golden)" 'cmp -s sw.txt golden'
-for bad in 'disk.bw_mbps=40,,80:empty value' 'disk.bw_mbps=40,40:listed twice' 'disk.bw_mbps=40,-1:out of range' 'nosuch.key=1,2:unknown parameter'; do
+for bad in 'disk.bw_mbps=40,,80:empty value' 'disk.bw_mbps=40,40:listed twice' 'disk.bw_mbps=40,40.0:listed twice (as' \
+	'hz=1e3,1000:listed twice (as' 'hz=100,0x3e8:bad value' 'disk.bw_mbps=40,-1:out of range' 'nosuch.key=1,2:unknown parameter'; do
 	wblab sim -t 5 --set "${bad%%:*}" 'ext4-1dd-4k-8p-4096M-1M:10' >o 2>&1; rc=$?
 	check "a sweep --set ${bad%%:*} is refused ($(echo "${bad#*:}"))" '[ $rc = 2 ] && grep -q "${bad#*:}" o && [ "$(wc -l <o)" = 1 ]'
 done
@@ -128,3 +144,13 @@ rm nometa/*/*/*/meta
 wblab compare nometa >c 2>o; rc=$?
 check "without meta files a sweep's values stay apart (the group is every dir below DIR)" \
 	'[ $rc = 0 ] && grep -q "thresh=1M/hz=100/ext4" c && grep -q "thresh=1M/hz=1000/ext4" c && grep -q "no meta file" o'
+
+# HTCondor: the help's recipe, with $(Process) 0, runs the first job
+wblab jobs -t 5 --no-trace -k current -o condor 'ext4-{1,2}dd-4k-8p-4096M-1M:10' >cj.txt
+args=$(wblab jobs --help | sed -n 's/^ *arguments *= *//p')
+check "jobs --help's HTCondor arguments pass --zero (as docs/scale-out.md)" '[ "$args" = "--zero \$(Process) jobs.txt" ]'
+args=${args//\$(Process)/0}
+bash "$RUNJOB" ${args/jobs.txt/cj.txt} >/dev/null 2>o; rc=$?
+check "... and with Process 0 run line 1" '[ $rc = 0 ] && [ -d "condor/thresh=1M/ext4-1dd-4k-8p-4096M-1M:10-current" ] && [ ! -e "condor/thresh=1M/ext4-2dd-4k-8p-4096M-1M:10-current" ]'
+bash "$RUNJOB" 0 cj.txt >/dev/null 2>o; rc=$?
+check "run-job.sh N 0 without --zero says to pass it" '[ $rc = 2 ] && grep -q -- "--zero" o'

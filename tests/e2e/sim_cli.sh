@@ -68,14 +68,25 @@ check "--set disk.bw_mbps=20 is recorded and slows the disk" 'grep -qx "disk.bw_
 # bad input: one line, exit 2, nothing written
 bad() {
   local what=$1; shift
+  local name; name=$(printf '%s' "$*" | tr -c '[:print:]' '?' | cut -c1-140)
   rm -rf "$T/bad"
   "$W" sim -o "$T/bad" "$@" >"$T/bo" 2>"$T/be"; local rc=$?
   if [ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF -- "$what" "$T/be" && [ ! -e "$T/bad" ]; then
-    ok "bad input rejected: $*"; else nok "bad input rejected: $* (rc=$rc: $(head -c 200 "$T/be"))"; fi
+    ok "bad input rejected: $name"; else nok "bad input rejected: $name (rc=$rc: $(head -c 200 "$T/be"))"; fi
 }
 bad "ext4-xdd" ext4-xdd-4k-4p-4096M-10M:10
 bad "threshold" ext4-1dd-4k-4p-4096M-10M
-bad "unknown kernel model '2.6'" -k 2.6 "$C"
+bad "wblab sim: --kernel: unknown kernel model '2.6'" -k 2.6 "$C"
+bad "wblab sim: --kernel: 'current' is listed twice" -k current,current "$C"
+bad "wblab sim: --kernel: 'current,' has an empty item" -k current, "$C"
+bad "wblab sim: --kernel: ',current' has an empty item" -k ,current "$C"
+bad "case thresh=10M/$C is listed twice" -k current "$C" "thresh=10M/$C"
+bad "control character (byte 0x0a at offset 1)" $'a\nb/'"$C"
+bad "control character (byte 0x7f" $'a\x7f/'"$C"
+bad "--seed 18446744073709551615 with --repeat 2" --seed 18446744073709551615 --repeat 2 "$C"
+bad "the key is too long" --set "$(printf 'a%.0s' {1..600})=1,2" "$C"
+bad "'40' is listed twice (as '40.0')" --set disk.bw_mbps=40,40.0,80 "$C"
+bad "bad value '0x3e8'" --set hz=0x3e8 "$C"
 bad "unknown parameter 'disk.nope'" --set disk.nope=1 "$C"
 bad "bad value" --set hz=fast "$C"
 bad "multiple of 4k" ext4-1dd-3k-4p-4096M-10M:10
@@ -93,6 +104,31 @@ check "a '..' group wrote nothing outside -o" '[ ! -e "$T/x" ] && [ ! -e "$T/../
 bad "must not start with '/'" "/abs/$C"
 "$W" sim -o '' "$C" >"$T/bo" 2>"$T/be"; rc=$?
 check "-o '' is refused (exit 2, one line), nothing written to /" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF -- "--out: DIR must not be empty" "$T/be" && [ ! -e "/thresh=10M/$C-3.1-vanilla" ]'
+# -o that cannot hold results: one line before any job runs, not one per job
+: >"$T/file"
+for o in "$T/file" "$T/file/sub"; do
+  "$W" sim -t 5 -o "$o" 'ext4-{1,2}dd-4k-4p-4096M-{1M,10M}:10' >"$T/bo" 2>"$T/be"; rc=$?
+  check "-o ${o#$T/} (a regular file, or below one): exit 2, one line naming it, nothing run" \
+    '[ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF "wblab sim: --out: " "$T/be" && grep -qF "'"'"'$T/file'"'"' is not a directory" "$T/be" && [ ! -s "$T/bo" ] && [ ! -s "$T/file" ]'
+done
+# -t as given in cmdline (the shortest form that reads back the same)
+"$W" sim -q -t 0.1 -k current --no-trace -o "$T/t01" "$C" >/dev/null 2>&1
+check "-t 0.1 is written '-t 0.1' in cmdline" 'grep -q -- " -t 0.1 --seed 1 " "$T/t01/thresh=10M/$C-current/cmdline"'
+# the same result from several processes at once (a job list with a repeated
+# line, two sims into one root): every commit succeeds, the result is whole
+# and no temporary or moved-aside dir stays behind
+fails=0
+for round in $(seq 1 20); do
+  pids=
+  for p in 1 2 3 4 5 6; do
+    "$W" sim -q -t 0.05 -j 1 -k current -o "$T/race" "$C" >/dev/null 2>>"$T/race.err.$p" & pids="$pids $!"
+  done
+  for p in $pids; do wait "$p" || fails=$((fails + 1)); done
+done
+RD="$T/race/thresh=10M/$C-current"
+check "6 concurrent sims of one case, 20 times: all exit 0 ($fails failed)" '[ $fails -eq 0 ] && ! grep -q . "$T"/race.err.*'
+check "... the result is whole" 'for f in trace.dat stats params meta cmdline plot-series; do [ -s "$RD/$f" ] || exit 1; done'
+check "... and nothing else is left in its group" '[ "$(ls -A "$T/race/thresh=10M")" = "$C-current" ]'
 # fault injection: the trace write fails (file size limit); the new OUT/GROUP goes too
 ( trap '' XFSZ; ulimit -f 8; "$W" sim -t 20 -k 3.2-ioless -o "$T/fsz" "$C" ) >"$T/bo" 2>"$T/be"; rc=$?
 check "a failed sim run exits 1 and leaves no empty OUT/GROUP" '[ $rc -eq 1 ] && grep -q "writing the trace" "$T/be" && [ ! -e "$T/fsz" ]'

@@ -1,6 +1,7 @@
 /* Case names and where results go: a CASE or GROUP can never place a
  * result outside -o, a threshold must fit in MEM, and a failed result
  * leaves no directory that was not there before. */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -60,6 +61,38 @@ static void test_group_stays_inside_out(void **state)
 	assert_string_equal(c.group, "NFS-thresh=10M");
 	assert_int_equal(case_parse("a/b.c/ext4-1dd-4k-8p-4096M-100M:10", &c, err, sizeof(err)), 0);
 	assert_string_equal(c.group, "a/b.c");
+}
+
+/* a control byte in a CASE or GROUP: one line, the byte named, not echoed */
+static void test_control_characters_refused(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"a\nb/ext4-1dd-4k-8p-4096M-100M:10", "a\rb/ext4-1dd-4k-8p-4096M-100M:10",
+		"a\x7f/ext4-1dd-4k-8p-4096M-100M:10", "\x01/ext4-1dd-4k-8p-4096M-100M:10",
+		"g/ext4\t-1dd-4k-8p-4096M-100M:10",  "ext4-1dd-4k-8p-4096M-100M:10\n",
+		"a\x1b[31m/ext4-1dd-4k-8p-4096M-100M:10",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_bad_case(bad[i], "control character");
+	char err[200];
+	assert_int_equal(case_group_check("a\nb", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "byte 0x0a at offset 1"));
+	assert_int_equal(case_group_check("ok/a\x7f", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "byte 0x7f at offset 4"));
+	/* bytes above 0x7f (UTF-8) and the printable rest are names */
+	assert_int_equal(case_group_check("caf\xc3\xa9/~x y=1", err, sizeof(err)), 0);
+	struct wb_case c;
+	assert_int_equal(case_parse("caf\xc3\xa9/ext4-1dd-4k-8p-4096M-100M:10", &c, err, sizeof(err)), 0);
+	/* result_begin checks a group that did not come through case_parse */
+	struct result_dir r;
+	char root[] = "/tmp/wblab-unit-cc.XXXXXX";
+	assert_non_null(mkdtemp(root));
+	snprintf(c.group, sizeof(c.group), "x\ny");
+	assert_int_equal(result_begin(&r, root, &c, "k", 1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "control character"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(rmdir(root), 0);
 }
 
 static int is_dir(const char *p)
@@ -128,6 +161,47 @@ static void test_abort_removes_only_what_begin_made(void **state)
 	assert_int_equal(remove_tree(root), 0);
 }
 
+static int count_entries(const char *dir)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+/* a commit over an earlier result replaces it whole and leaves nothing
+ * beside it */
+static void test_commit_replaces_and_leaves_nothing(void **state)
+{
+	(void)state;
+	struct wb_case c;
+	struct result_dir r1, r2;
+	char err[512], root[] = "/tmp/wblab-unit-cm.XXXXXX", p[4200], parent[4200];
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(case_parse("g/ext4-1dd-4k-8p-4096M-100M:10", &c, err, sizeof(err)), 0);
+	assert_int_equal(result_begin(&r1, root, &c, "k", 1, err, sizeof(err)), 0);
+	FILE *f = result_fopen(&r1, "stats");
+	fputs("one\n", f);
+	fclose(f);
+	assert_int_equal(result_commit(&r1), 0);
+	assert_int_equal(result_begin(&r2, root, &c, "k", 1, err, sizeof(err)), 0);
+	f = result_fopen(&r2, "meta");
+	fputs("two\n", f);
+	fclose(f);
+	assert_int_equal(result_commit(&r2), 0);
+	/* the second commit's files, none of the first's */
+	snprintf(p, sizeof(p), "%s/meta", r2.final_path);
+	assert_int_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/stats", r2.final_path);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(parent, sizeof(parent), "%s/g", root);
+	assert_int_equal(count_entries(parent), 1);
+	assert_int_equal(remove_tree(root), 0);
+}
+
 static int parse_run(const char *const *args, int n, char *err, size_t errlen)
 {
 	static struct run_opts o;
@@ -164,8 +238,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threshold_must_fit_in_mem),
 		cmocka_unit_test(test_group_stays_inside_out),
+		cmocka_unit_test(test_control_characters_refused),
 		cmocka_unit_test(test_result_begin_refuses_escapes),
 		cmocka_unit_test(test_abort_removes_only_what_begin_made),
+		cmocka_unit_test(test_commit_replaces_and_leaves_nothing),
 		cmocka_unit_test(test_run_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

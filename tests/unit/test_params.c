@@ -234,6 +234,58 @@ static void test_params_names(void **state)
 	assert_true(rows >= 2);
 }
 
+/* Numbers are decimal; an integer key takes any whole one.  Two spellings
+ * of one value parse to the same value (a sweep compares them so). */
+static void test_number_spellings(void **state)
+{
+	(void)state;
+	static const char *const hz1000[] = { "1000", "1e3", "1E3", "1000.0", "1000.", "+1000",
+					      "10000e-1", "1.0e+3" };
+	static const char *const bw40[] = { "40", "40.0", "4e1", "40.000", "+40", "400e-1" };
+	static const char *const refused_any[] = { "0x3e8", "0X3E8", "0x1p10", "1e", "1e+", ".",
+						   "e3", "1.0.0", "1,0", "--1", "1e3x", "1000 " };
+	struct sim_params p;
+	char err[512];
+	double v;
+	for (size_t i = 0; i < sizeof(hz1000) / sizeof(hz1000[0]); i++) {
+		params_defaults(&p);
+		p.hz = 1;
+		if (set(&p, "hz", hz1000[i], err, sizeof(err)))
+			fail_msg("--set hz=%s rejected: %s", hz1000[i], err);
+		assert_int_equal(p.hz, 1000);
+		char a[64];
+		snprintf(a, sizeof(a), "hz=%s", hz1000[i]);
+		assert_int_equal(params_parse_value(a, &v, err, sizeof(err)), 0);
+		assert_true(v == 1000);
+	}
+	for (size_t i = 0; i < sizeof(bw40) / sizeof(bw40[0]); i++) {
+		char a[64];
+		snprintf(a, sizeof(a), "disk.bw_mbps=%s", bw40[i]);
+		assert_int_equal(params_parse_value(a, &v, err, sizeof(err)), 0);
+		assert_true(v == 40);
+	}
+	assert_int_equal(params_parse_value("disk.bw_mbps=.5", &v, err, sizeof(err)), 0);
+	assert_true(v == 0.5);
+	/* not whole: an integer key refuses it, a real one takes it */
+	params_defaults(&p);
+	expect_rejected(params_desc(0), "1000.5");
+	expect_rejected(params_desc(0), "1.0005e3");
+	for (size_t i = 0; i < params_count(); i++) {
+		const struct param_desc *d = params_desc(i);
+		if (d->type == PT_NAME)
+			continue;
+		for (size_t k = 0; k < sizeof(refused_any) / sizeof(refused_any[0]); k++)
+			expect_rejected(d, refused_any[k]);
+	}
+	/* a name's value is its index: one name, one value */
+	double a, b;
+	assert_int_equal(params_parse_value("dev.model=ssd", &a, err, sizeof(err)), 0);
+	assert_int_equal(params_parse_value("dev.model=fifo", &b, err, sizeof(err)), 0);
+	assert_true(a != b);
+	assert_int_equal(params_parse_value("hz=0x3e8", &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bad value '0x3e8'"));
+}
+
 static void test_simulate_at_every_boundary(void **state)
 {
 	(void)state;
@@ -264,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_sim_check_uses_ranges),
 		cmocka_unit_test(test_params_names),
 		cmocka_unit_test(test_unused_parameters_are_named),
+		cmocka_unit_test(test_number_spellings),
 		cmocka_unit_test(test_simulate_at_every_boundary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
