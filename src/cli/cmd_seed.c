@@ -9,6 +9,7 @@
 #include "sim_options.h"
 #include "../analysis/compare.h"
 #include "../analysis/plot.h"
+#include "../result/result.h"
 #include "../sim/sim.h"
 #include "../sim/simulate.h"
 #include "../throttle/throttle.h"
@@ -218,6 +219,8 @@ static int run_seed(int argc, char **argv)
 		wb_error("seed: unexpected argument '%s'", rest[0]);
 	free(rest);
 	if (nrest != 0)
+		return EXIT_USAGE;
+	if (result_root_check(argv[0], o.out))
 		return EXIT_USAGE;
 	const char *out = o.out;
 	double runtime = o.runtime;

@@ -67,7 +67,8 @@ static int stdout_flushed(const char *name, int rc)
 		return rc;
 	if (rc == 0) {
 		/* an earlier write's errno is gone: name it only when this one failed */
-		wb_error("%s: cannot write to standard output%s%s", name, e ? ": " : "", e ? strerror(e) : "");
+		fprintf(stderr, "wblab %s: cannot write to standard output%s%s\n", name, e ? ": " : "",
+			e ? strerror(e) : "");
 		rc = 1;
 	}
 	return rc;

@@ -461,7 +461,8 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 	}
 	struct sim_job *js = calloc((size_t)(total ? total : 1), sizeof(*js));
 	struct wb_case *parsed = calloc(m->cases.n > 0 ? (size_t)m->cases.n : 1, sizeof(*parsed));
-	if (!js || !parsed) {
+	unsigned char *warned = calloc(params_count(), 1);   /* --set keys warned of */
+	if (!js || !parsed || !warned) {
 		matrix_error(m, "out of memory");
 		goto fail;
 	}
@@ -481,6 +482,8 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 					case_error(m, i, err);
 					goto fail;
 				}
+			for (int k = 0; k < m->nm; k++)
+				sim_warn_unused(m->cmd, m->cases.v[i], &cs, p, m->models[k], warned);
 			for (int k = 0; k < m->nm * m->repeat; k++, idx++) {
 				int r = k % m->repeat;
 				if (m->shard_n && idx % m->shard_n != m->shard_i - 1)
@@ -500,11 +503,13 @@ int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **jsp, int *np)
 		}
 	}
 	free(parsed);
+	free(warned);
 	*jsp = js;
 	*np = n;
 	return 0;
 fail:
 	free(parsed);
+	free(warned);
 	sim_matrix_free(m, js, n);
 	return -1;
 }

@@ -123,8 +123,8 @@ int sim_warn_unused(const char *cmd, const char *case_name, const struct wb_case
 		if (warned[i] || !params_is_set(p, key) || !(why = sim_param_unused(key, c, p, m)))
 			continue;
 		warned[i] = 1;
-		wb_error("%s: warning: --set %s has no effect on %s under %s: %s", cmd, key, case_name,
-			 m->name, why);
+		fprintf(stderr, "wblab %s: warning: --set %s has no effect on %s under %s: %s\n", cmd, key,
+			case_name, m->name, why);
 		n++;
 	}
 	return n;

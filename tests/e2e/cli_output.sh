@@ -8,7 +8,7 @@ e2e_scratch cli-output-e2e
 
 "$W" seed -t 1 --no-plots --no-trace -o "$T/s" >/dev/full 2>"$T/err"; rc=$?
 check "seed > /dev/full exits 1 (exit $rc)" '[ $rc -eq 1 ]'
-check "seed > /dev/full says so in one line" '[ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^wblab: seed: cannot write to standard output" "$T/err"'
+check "seed > /dev/full says so in one line" '[ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^wblab seed: cannot write to standard output" "$T/err"'
 "$W" sim -t 1 --no-trace -o "$T/m" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
 "$W" compare -e write_bw "$T/m" >/dev/full 2>"$T/err2"; rc=$?
 check "compare > /dev/full exits 1 with one line (exit $rc)" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/err2")" -eq 1 ]'
@@ -46,3 +46,18 @@ TR=$(find "$T/tr" -name trace | head -1)
 "$W" import "$TR" -o "$T/imp" --kernel '' >"$T/o" 2>"$T/e"; rc=$?
 check "import --kernel '': exit 2, one line naming --kernel, nothing written" \
   '[ $rc -eq 2 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q -- "--kernel" "$T/e" && [ ! -e "$T/imp" ]'
+# a --set key that changes nothing for a case is warned of once, and the run goes on
+"$W" sim -k 3.2-ioless,current -t 1 --no-trace -o "$T/w" --set disk.bw_mbps=20 \
+  nfs-1dd-4k-8p-4096M-100M:10 ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>"$T/we"; rc=$?
+check "sim: disk.bw_mbps on an NFS case: one warning line, exit 0 (exit $rc)" \
+  '[ $rc -eq 0 ] && [ "$(grep -c "warning: --set disk.bw_mbps has no effect on nfs-1dd" "$T/we")" -eq 1 ] && [ "$(wc -l <"$T/we")" -eq 1 ]'
+"$W" sim -k 3.2-ioless -t 1 --no-trace -o "$T/w2" --set dev.model=hdd-2011 --set disk.bw_mbps=20 \
+  ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>"$T/we2"
+check "sim: disk.* beside dev.model=hdd-2011 is warned of" 'grep -q "disk.bw_mbps has no effect.*describe dev.model=fifo" "$T/we2"'
+"$W" sim -k 3.2-ioless -t 1 --no-trace -o "$T/w3" --set disk.bw_mbps=20 ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>"$T/we3"
+check "sim: disk.* alone on a local case: no warning" '[ ! -s "$T/we3" ]'
+"$W" seed --no-trace -t 1 -o "$T/afile-seed" --set bdi_strict_limit=1 >/dev/null 2>"$T/we4"
+check "seed: bdi_strict_limit warned of once, not per case" '[ "$(grep -c "bdi_strict_limit has no effect" "$T/we4")" -eq 1 ]'
+touch "$T/plainfile"
+"$W" seed --no-trace -t 1 -o "$T/plainfile" >/dev/null 2>"$T/we5"; rc=$?
+check "seed -o FILE: exit 2, one line (exit $rc)" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/we5")" -eq 1 ] && grep -q "not a directory" "$T/we5"'
