@@ -29,7 +29,7 @@ WBLAB_METRIC(NR_DIRTY_MAX_PAGES, "nr_dirty_max_pages", "pages", METRIC_LOWER, ER
 WBLAB_METRIC(NR_DIRTY_MAX_MB, "nr_dirty_max_mb", "MB", METRIC_LOWER, ERAS_ALL, "trace",
 	     "nr_dirty_max_pages in MB")
 WBLAB_METRIC(NR_DIRTY_TAIL_MAX_MB, "nr_dirty_tail_max_mb", "MB", METRIC_LOWER, ERAS_ALL, "trace",
-	     "peak of dirty + writeback + unstable in the first writer's last 500 samples")
+	     "peak of dirty + writeback + unstable in the first dd's (or fio's) last 500 samples")
 WBLAB_METRIC(NR_DIRTY_MEAN_PAGES, "nr_dirty_mean_pages", "pages", METRIC_NONE, ERAS_ALL, "trace",
 	     "time-weighted mean of dirty + writeback + unstable")
 WBLAB_METRIC(NR_DIRTY_MEAN_MB, "nr_dirty_mean_mb", "MB", METRIC_NONE, ERAS_ALL, "trace",
@@ -291,8 +291,10 @@ static void feed_gds(struct stats_acc *s, const struct wb_event *e)
 
 	/* writeback-tests plots, beside the flusher's samples, the last 500 of
 	 * the first dd it started that has any (its pid file's order): here the
-	 * lowest pid that is neither a flusher nor interrupt context */
-	if (!stats_is_flusher(e->comm) && e->pid > 0) {
+	 * lowest pid among the writers, dd or fio (wblab's own real writers are
+	 * named dd); global_dirty_state is system-wide, so any other process
+	 * that dirties pages has samples too */
+	if (e->pid > 0 && (!strcmp(e->comm, "dd") || !strcmp(e->comm, "fio"))) {
 		if (!s->tail_pid || e->pid < s->tail_pid) {
 			s->tail_pid = e->pid;
 			s->ntail = 0;
