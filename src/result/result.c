@@ -89,6 +89,14 @@ int result_name_parse(const char *leaf, struct result_name *out)
 	return 0;
 }
 
+int result_tmp_path(char *buf, size_t n, const char *root, const struct wb_case *c, const char *kernel,
+		    int run, int pid)
+{
+	char leaf[512];
+	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
+	return (size_t)snprintf(buf, n, "%s/%s/.%s.tmp.%d", root, c->group, leaf, pid) >= n ? -1 : 0;
+}
+
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen)
 {
@@ -112,8 +120,7 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 	if ((size_t)snprintf(parent, sizeof(parent), "%s/%s", root, c->group) >= sizeof(parent) ||
 	    (size_t)snprintf(r->final_path, sizeof(r->final_path), "%s/%s", parent, leaf) >=
 		    sizeof(r->final_path) ||
-	    (size_t)snprintf(r->tmp_path, sizeof(r->tmp_path), "%s/.%s.tmp.%d", parent, leaf,
-			     (int)getpid()) >= sizeof(r->tmp_path)) {
+	    result_tmp_path(r->tmp_path, sizeof(r->tmp_path), root, c, kernel, run, (int)getpid())) {
 		snprintf(err, errlen, "result path under '%s' too long", root);
 		return -1;
 	}

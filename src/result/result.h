@@ -18,6 +18,11 @@ struct result_dir {
  * kernel one path component.  Creates root/group as needed. */
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen);
+/* Where result_begin of process pid puts that result's files until the
+ * commit: ROOT/GROUP/.LEAF.tmp.PID (the form wblab run's undo journal knows).
+ * 0, or -1 when it does not fit n. */
+int result_tmp_path(char *buf, size_t n, const char *root, const struct wb_case *c, const char *kernel,
+		    int run, int pid);
 /* A result directory's leaf name, CASE-KERNEL[.RUN] - the one parser and
  * formatter of it (result_begin, compare without meta, import).  CASE is
  * the first six '-' separated fields (FS-JOB-BS-CPUS-MEM-THRESH:BG), kernel

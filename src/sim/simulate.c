@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -181,6 +183,36 @@ static void progress(int done, int n, double t0, int on)
 		fprintf(stderr, "\r%d/%d cases in %.1f s   \n", done, n, el);
 }
 
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+/* A stopped wblab takes its workers with it and removes what they had
+ * written so far (each one's hidden ROOT/GROUP/.LEAF.tmp.PID), then dies of
+ * the same signal: nothing half-written stays behind.  (Without workers,
+ * -j1, the one process just dies, and its temporary directory stays.) */
+static void stop_workers(const struct sim_job *js, const pid_t *pid, const int *job, int slots)
+{
+	for (int i = 0; i < slots; i++)
+		if (pid[i] > 0)
+			kill(pid[i], SIGTERM);
+	for (int i = 0; i < slots; i++) {
+		if (pid[i] <= 0)
+			continue;
+		while (waitpid(pid[i], NULL, 0) < 0 && errno == EINTR) {}
+		const struct sim_job *j = &js[job[i]];
+		char tmp[4400];
+		if (!result_tmp_path(tmp, sizeof(tmp), j->out, &j->c, j->kernel_name, j->run > 1 ? j->run : 1,
+				     (int)pid[i]))
+			remove_tree(tmp);
+	}
+}
+
 int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 {
 	int failed = 0, running = 0, next = 0, done = 0;
@@ -196,31 +228,81 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 		}
 		return failed;
 	}
+	pid_t *pid = calloc((size_t)jobs, sizeof(*pid));
+	int *job = calloc((size_t)jobs, sizeof(*job));
+	if (!pid || !job) {
+		free(pid);
+		free(job);
+		wb_error("out of memory");
+		return n;
+	}
+	/* no SA_RESTART: the signal ends the wait below */
+	struct sigaction sa = { .sa_handler = on_stop }, old[ARRAY_SIZE(stop_signals)];
+	sigset_t block, prev;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	stop_signal = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(stop_signals); k++) {
+		sigaction(stop_signals[k], &sa, &old[k]);
+		/* one ignored on entry (nohup, a background job's SIGINT) stays so */
+		if (old[k].sa_handler == SIG_IGN)
+			sigaction(stop_signals[k], &old[k], NULL);
+		sigaddset(&block, stop_signals[k]);
+	}
 	fflush(NULL);
 	pid_t self = getpid();
-	while (next < n || running) {
+	while ((next < n || running) && !stop_signal) {
 		if (next < n && running < jobs) {
-			pid_t pid = fork();
-			if (pid == 0) {
+			int slot = 0;
+			while (pid[slot] > 0)
+				slot++;
+			/* a worker starts with the default actions, and a signal
+			 * between fork and that waits until the parent knows its pid */
+			sigprocmask(SIG_BLOCK, &block, &prev);
+			pid_t p = fork();
+			if (p == 0) {
+				for (size_t k = 0; k < ARRAY_SIZE(stop_signals); k++)
+					signal(stop_signals[k], SIG_DFL);
+				sigprocmask(SIG_SETMASK, &prev, NULL);
 				die_with_parent(self);
 				_exit(simulate_one(&js[next]) ? 1 : 0);
 			}
-			if (pid < 0) {
+			if (p > 0) {
+				pid[slot] = p;
+				job[slot] = next;
+				running++;
+			}
+			sigprocmask(SIG_SETMASK, &prev, NULL);
+			if (p < 0) {
 				failed += simulate_one(&js[next]);
 				progress(++done, n, t0, on);
-			} else {
-				running++;
 			}
 			next++;
 			continue;
 		}
 		int status;
-		if (wait(&status) < 0)
+		pid_t p = wait(&status);
+		if (p < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
+		}
+		for (int i = 0; i < jobs; i++)
+			if (pid[i] == p)
+				pid[i] = 0;
 		running--;
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			failed++;
 		progress(++done, n, t0, on);
 	}
+	int sig = stop_signal;
+	if (sig)
+		stop_workers(js, pid, job, jobs);
+	for (size_t k = 0; k < ARRAY_SIZE(stop_signals); k++)
+		sigaction(stop_signals[k], &old[k], NULL);
+	free(pid);
+	free(job);
+	if (sig)
+		raise(sig);   /* the old action: by default, die of it */
 	return failed;
 }

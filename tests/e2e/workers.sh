@@ -48,4 +48,20 @@ for what in sim seed; do
   check "$what: its workers end with it" 'all_dead $kids'
   for k in $kids; do kill -KILL $k 2>/dev/null; done
   check "$what: no result committed" '[ -z "$(find "$T/$what" -name stats 2>/dev/null)" ]'
+  check "$what: no half-written result left (.LEAF.tmp.PID)" '[ -z "$(find "$T/$what" -name ".*.tmp.*" 2>/dev/null)" ]'
 done
+# SIGHUP (a closed terminal) the same
+"$W" sim -j2 -t 1000000 --no-trace -o "$T/hup" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1 &
+P=$!
+kids=$(kids_of $P 2)
+kill -HUP $P
+wait $P
+rc=$?
+check "sim: SIGHUP ends it with its workers (exit $rc)" '[ $rc -eq 129 ] && all_dead $kids'
+check "sim: SIGHUP leaves no half-written result" '[ -z "$(find "$T/hup" -name ".*.tmp.*" 2>/dev/null)" ]'
+for k in $kids; do kill -KILL $k 2>/dev/null; done
+# a run that is not stopped is not disturbed: both results, no leftovers
+"$W" sim -j2 -t 5 --no-trace -o "$T/ok" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1; rc=$?
+check "sim -j2 to the end: exit 0, four results, nothing hidden left" \
+  '[ $rc -eq 0 ] && [ "$(find "$T/ok" -name stats | wc -l)" -eq 4 ] && [ -z "$(find "$T/ok" -name ".*.tmp.*")" ]'
+
