@@ -67,8 +67,9 @@ static const struct po_option options[] = {
 			    "DIR/plots/overlay-KERNEL2); with several DIRs, each\n"
 			    "goes to OUTDIR/<basename of DIR>, or, when two DIRs\n"
 			    "share a basename, every DIR to OUTDIR/<its path below\n"
-			    "the directory holding them all> (symlinks resolved);\n"
-			    "two DIRs that are one result are refused"),
+			    "the directory holding them all> (both after resolving\n"
+			    "symlinks, . and ..); two DIRs that are one result are\n"
+			    "refused"),
 	OPT_STRING(0, "overlay", o.overlay, "DIR2",
 		   "draw DIR2 on the same axes as each DIR (dashed, in its\n"
 		   "own colours, a legend line per run),\n"
@@ -121,40 +122,42 @@ static void base_span(const char *dir, size_t *b, size_t *len)
 	*len = l - s;
 }
 
-/* Each DIR's subdirectory of OUTDIR when several DIRs share one -o: its
- * basename while the basenames are distinct (so one DIR per case, the usual
- * call, keeps short names); otherwise, for every DIR, its real path below
- * the deepest directory holding all of them, which distinct results never
- * share.  Two DIRs that still get one name are one result given twice:
- * refused, naming both, rather than drawn into one directory twice. */
+/* Each DIR's subdirectory of OUTDIR when several DIRs share one -o: the
+ * basename of its real path while those are distinct (so one DIR per case,
+ * the usual call, keeps short names, and `.` or `..` names the directory
+ * they are); otherwise, for every DIR, its real path below the deepest
+ * directory holding all of them, which distinct results never share.  Two
+ * DIRs that are one result (the same real path) are refused, naming both,
+ * rather than drawn into one directory twice. */
 static int sub_outs(const char *out, char **dirs, int n, char (*outs)[4200])
 {
-	int clash = 0;
-	for (int i = 0; i < n && !clash; i++)
-		for (int j = 0; j < i && !clash; j++) {
-			size_t bi, li, bj, lj;
-			base_span(dirs[i], &bi, &li);
-			base_span(dirs[j], &bj, &lj);
-			clash = li == lj && !memcmp(dirs[i] + bi, dirs[j] + bj, li);
-		}
 	char **real = calloc((size_t)n, sizeof(*real));
+	int rc = 0, clash = 0;
 	if (!real) {
 		wb_error("plot: out of memory");
 		return 1;
 	}
+	for (int i = 0; i < n && !rc; i++)
+		if (!(real[i] = realpath(dirs[i], NULL))) {
+			/* plotting it would fail anyway: say so now */
+			wb_error("plot: %s: %s", dirs[i], strerror(errno));
+			rc = 1;
+		}
+	for (int i = 0; i < n && !rc; i++)
+		for (int j = 0; j < i && !rc; j++) {
+			size_t bi, li, bj, lj;
+			if (!strcmp(real[i], real[j])) {
+				wb_error("plot: %s and %s are one result (%s)", dirs[j], dirs[i], real[i]);
+				rc = EXIT_USAGE;
+			}
+			base_span(real[i], &bi, &li);
+			base_span(real[j], &bj, &lj);
+			clash |= li == lj && !memcmp(real[i] + bi, real[j] + bj, li);
+		}
 	/* the common directory: the first cl bytes of each real path, cl always
 	 * at a '/' of all of them, at most each one's parent */
 	size_t cl = 0;
-	for (int i = 0; clash && i < n; i++) {
-		real[i] = realpath(dirs[i], NULL);
-		if (!real[i]) {
-			/* plotting it would fail anyway: say so now */
-			wb_error("plot: %s: %s", dirs[i], strerror(errno));
-			for (int k = 0; k < i; k++)
-				free(real[k]);
-			free(real);
-			return 1;
-		}
+	for (int i = 0; clash && !rc && i < n; i++) {
 		size_t b, l;
 		base_span(real[i], &b, &l);
 		size_t parent = b > 0 ? b - 1 : 0, k = 0;
@@ -166,21 +169,12 @@ static int sub_outs(const char *out, char **dirs, int n, char (*outs)[4200])
 			k--;
 		cl = k;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && !rc; i++) {
 		size_t b, l;
-		const char *d = clash ? real[i] : dirs[i];
-		base_span(d, &b, &l);
+		base_span(real[i], &b, &l);
 		size_t from = clash ? cl + 1 : b;
-		snprintf(outs[i], sizeof(outs[i]), "%s/%.*s", out, (int)(b + l - from), d + from);
+		snprintf(outs[i], sizeof(outs[i]), "%s/%.*s", out, (int)(b + l - from), real[i] + from);
 	}
-	int rc = 0;
-	for (int i = 0; i < n && !rc; i++)
-		for (int j = 0; j < i && !rc; j++)
-			if (!strcmp(outs[i], outs[j])) {
-				wb_error("plot: %s and %s are one result (both would go to %s)", dirs[j],
-					 dirs[i], outs[i]);
-				rc = EXIT_USAGE;
-			}
 	for (int i = 0; i < n; i++)
 		free(real[i]);
 	free(real);

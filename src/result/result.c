@@ -201,8 +201,10 @@ static int commit_moving_aside(struct result_dir *r)
 		}
 		if (errno != EEXIST && errno != ENOTEMPTY)
 			break;
-		if (moved && remove_tree(old))
+		if (moved && remove_tree(old)) {
+			moved = 0;   /* partly removed: never renamed back in */
 			break;
+		}
 		moved = 0;
 		if (rename(r->final_path, old) == 0)
 			moved = 1;

@@ -226,6 +226,14 @@ check "plot -o: the 40 and 80 MB/s graphs are their own" '[ -s "$T/swp/disk.bw_m
 check "plot -o: distinct basenames keep OUTDIR/<basename>" '[ -s "$T/swq/$L1/index" ] && [ -s "$T/swq/ext4-2dd-4k-8p-4096M-10M:10-3.2-ioless/index" ]'
 "$W" plot --no-gnuplot -o "$T/swr" "$T/sw/thresh=10M/disk.bw_mbps=40/$L1" "$T/sw/thresh=10M/disk.bw_mbps=40/../disk.bw_mbps=40/$L1/" >/dev/null 2>"$T/esw"; rc=$?
 check "plot -o: one result given twice is refused, naming both DIRs" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/esw")" -eq 1 ] && grep -q "are one result" "$T/esw" && grep -q "/\.\./" "$T/esw" && [ ! -e "$T/swr" ]'
+L2="ext4-2dd-4k-8p-4096M-10M:10-3.2-ioless"
+ln -s "$T/sw/thresh=10M/disk.bw_mbps=40/$L1" "$T/swlink"
+"$W" plot --no-gnuplot -o "$T/sws" "$T/sw/thresh=10M/disk.bw_mbps=40/$L1" "$T/swlink" >/dev/null 2>"$T/esws"; rc=$?
+check "plot -o: a result and a symlink to it (other basenames) are one result: refused" \
+  '[ $rc -eq 2 ] && grep -q "are one result" "$T/esws" && [ ! -e "$T/sws" ]'
+(cd "$T/sw/thresh=10M/disk.bw_mbps=40/$L1" && "$W" plot --no-gnuplot -o "$T/swd" . "../$L2" >/dev/null 2>&1); rc=$?
+check "plot -o: '.' is named by the directory it is, inside OUTDIR" \
+  '[ $rc -eq 0 ] && [ -s "$T/swd/$L1/index" ] && [ -s "$T/swd/$L2/index" ] && [ ! -e "$T/swd/index" ]'
 
 # report -c FIELD: an unknown field is compare's usage error.
 "$W" compare -c kernal "$T/sw" >/dev/null 2>"$T/ec"; rcc=$?
