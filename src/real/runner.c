@@ -503,9 +503,14 @@ static int close_run(struct run_ctx *x, struct run_state *st)
 	return failed;
 }
 
-/* -o must not lie in a run dir of --scratch (this run's is new, but one an
- * earlier run left behind holds its test file system's mount point): a result
- * written there would vanish with the mount, or be removed with the dir. */
+/* -o must be a place no other user can steer: root writes, renames and
+ * removes result directories there, so -o itself, or the nearest directory
+ * of it that exists (where root will create the rest), is trusted
+ * (safepath.h), and not sticky: in /tmp another user could plant a symlink
+ * under the name before root creates it.  And -o must not lie in a run dir
+ * of --scratch (this run's is new, but one an earlier run left behind holds
+ * its test file system's mount point): a result written there would vanish
+ * with the mount, or be removed with the dir. */
 static int check_out(const struct run_opts *o, const struct scratch *sc, char *err, size_t errlen)
 {
 	char canon[4096];
@@ -513,6 +518,8 @@ static int check_out(const struct run_opts *o, const struct scratch *sc, char *e
 		snprintf(err, errlen, "-o '%s': %s", o->out, strerror(errno));
 		return -1;
 	}
+	if (safe_dir_check(canon, 0, "-o", err, errlen))
+		return -1;
 	size_t n = strcmp(sc->root, "/") == 0 ? 0 : strlen(sc->root);
 	if (path_within(canon, sc->root) && strncmp(canon + n, "/wblab-run.", 11) == 0) {
 		snprintf(err, errlen, "-o '%.300s' lies inside a run dir of --scratch '%.300s'; put results "

@@ -105,7 +105,19 @@ rm -r "$T/s/wblab-run.1.0"
 check_cmd "-o '' is refused" [ "$rc" = 2 ]
 "${RUN[@]}" --scratch "$T/a b" -o "$T/r4" "$C" >"$T/o" 2>&1; rc=$?
 check_cmd "a --scratch with a blank in it is refused clearly" eval '[ "$rc" = 1 ] && grep -q "letters, digits" "$T/o"'
-hostile=$((hostile + 3))
+# -o where another user could steer root's result writes: a directory that
+# user owns (a planted symlink inside it would redirect them), or a new name
+# in sticky /tmp (the user could create it first, as a symlink)
+mkdir "$T/nobody-out" && chown 65534:65534 "$T/nobody-out"
+"${RUN[@]}" --scratch "$T/s" -o "$T/nobody-out/res" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "-o inside a directory another user owns is refused up front" \
+  eval '[ "$rc" = 2 ] && grep -q "^wblab: -o .*nobody-out.*owned by" "$T/o" && [ ! -e "$T/nobody-out/res" ]'
+tmpout=/tmp/wblab-untrusted-out.$$
+"${RUN[@]}" --scratch "$T/s" -o "$tmpout" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "-o to be created in sticky /tmp is refused up front" \
+  eval '[ "$rc" = 2 ] && grep -q "^wblab: -o .*/tmp" "$T/o" && [ ! -e "$tmpout" ]'
+rm -rf "$T/nobody-out" "$tmpout"
+hostile=$((hostile + 5))
 same_as_before "odd paths: machine as before"
 
 # --- 4. a second run in another network namespace ---------------------------------
