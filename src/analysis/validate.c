@@ -140,6 +140,7 @@ int validate_dir(const char *dir, const struct validate_opts *o, struct validate
 	int run = 1;
 	for (int i = 0; i < o->nprev; i++)
 		run += !strcmp(o->prev[i].case_name, vr->case_name);
+	vr->run = run;
 	struct sim_job j = { .c = cal.c, .model = throttle_lookup("current"), .kernel_name = "current",
 			     .p = &p, .seed = o->seed, .run = run, .runtime = cal.runtime_s,
 			     .out = o->out, .no_trace = 0, .argc = o->argc, .argv = o->argv };
@@ -193,8 +194,13 @@ static void put_value(FILE *f, double v, const char *fmt, int width)
 void validate_print_table(FILE *f, const struct validate_result *vr, int n)
 {
 	for (int i = 0; i < n; i++) {
-		fprintf(f, "%s\n  %-28s %14s %14s %8s\n", vr[i].case_name, "metric", "real", "sim",
-			"sim/real");
+		/* a case's second real result in one call: say which simulation it is */
+		if (vr[i].run > 1)
+			fprintf(f, "%s (real result %d of it: simulated as current.%d)\n", vr[i].case_name,
+				vr[i].run, vr[i].run);
+		else
+			fprintf(f, "%s\n", vr[i].case_name);
+		fprintf(f, "  %-28s %14s %14s %8s\n", "metric", "real", "sim", "sim/real");
 		for (int k = 0; k < VALIDATE_METRICS; k++) {
 			const struct validate_metric *m = &vr[i].m[k];
 			double r = validate_ratio(m);

@@ -30,6 +30,7 @@ struct validate_metric {
 
 struct validate_result {
 	char case_name[260];    /* GROUP/CASE */
+	int run;                /* the Nth real result of GROUP/CASE in this call */
 	char sim_dir[4300];
 	struct validate_metric m[VALIDATE_METRICS];
 };
