@@ -40,7 +40,9 @@ static void usage_extra(FILE *f)
 		fprintf(f, "  %-22s %s\n", (*m)->name, (*m)->summary);
 	fputs("\nparameters (--set KEY=VAL; name, default, range, meaning).  Numbers are\n"
 	      "decimal (40, 40.0, 4e1; no hex), an integer key takes a whole one (1e3); a\n"
-	      "sweep's values must differ in value (40 and 40.0 are one):\n", f);
+	      "sweep's values must differ in value (40 and 40.0 are one).  A key that changes\n"
+	      "nothing for a case (disk.* or dev.* on nfs, nfs.* on a local fs, ...) gets one\n"
+	      "warning line (docs/model.md):\n", f);
 	params_list(f);
 }
 
