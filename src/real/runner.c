@@ -85,6 +85,9 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* `wblab run ... | head` must not die of the closed pipe with nothing
+	 * undone: the write fails (EPIPE) and the run goes on to its undo */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 struct run_ctx {
@@ -504,9 +507,9 @@ static int close_run(struct run_ctx *x, struct run_state *st)
 }
 
 /* -o must be a place no other user can steer: root writes, renames and
- * removes result directories there, so -o itself, or the nearest directory
- * of it that exists (where root will create the rest), is trusted
- * (safepath.h), and not sticky: in /tmp another user could plant a symlink
+ * removes result directories there, so no symlink on the way is another
+ * user's, and -o itself, or the nearest directory of it that exists (where
+ * root will create the rest), is trusted (safepath.h), and not sticky: in /tmp another user could plant a symlink
  * under the name before root creates it.  And -o must not lie in a run dir
  * of --scratch (this run's is new, but one an earlier run left behind holds
  * its test file system's mount point): a result written there would vanish
@@ -514,6 +517,8 @@ static int close_run(struct run_ctx *x, struct run_state *st)
 static int check_out(const struct run_opts *o, const struct scratch *sc, char *err, size_t errlen)
 {
 	char canon[4096];
+	if (links_trusted(o->out, "-o", err, errlen))
+		return -1;
 	if (existing_ancestor(o->out, canon, sizeof(canon))) {
 		snprintf(err, errlen, "-o '%s': %s", o->out, strerror(errno));
 		return -1;

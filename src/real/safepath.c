@@ -195,3 +195,29 @@ int remove_tree_nofollow(const char *path)
 	errno = e;
 	return rc;
 }
+
+int links_trusted(const char *arg, const char *what, char *err, size_t errlen)
+{
+	char part[PATH_MAX];
+	size_t n = strlen(arg);
+	if (n >= sizeof(part)) {
+		snprintf(err, errlen, "%s: the path is too long", what);
+		return -1;
+	}
+	for (size_t i = 1; i <= n; i++) {
+		if (arg[i] != '/' && arg[i] != 0)
+			continue;
+		memcpy(part, arg, i);
+		part[i] = 0;
+		struct stat st;
+		if (lstat(part, &st))
+			break;  /* the rest does not exist yet */
+		if (S_ISLNK(st.st_mode) && st.st_uid != 0) {
+			snprintf(err, errlen, "%s '%s': '%s' is a symlink owned by uid %u; "
+				 "a root run follows no link another user made", what, arg, part,
+				 (unsigned)st.st_uid);
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -21,6 +21,10 @@ int safe_dir_check(const char *canon, int flags, const char *what, char *err, si
 int path_within(const char *path, const char *dir);
 /* dir + "/" + name into buf without doubling the root's slash.  0 or -1 (too long). */
 int path_join(char *buf, size_t n, const char *dir, const char *name);
+/* Every symlink on the way of the path as given (what names it in err) is
+ * root's own: the canonical path is checked afterwards, but a link another
+ * user planted would still have chosen where a root run works.  0 or -1. */
+int links_trusted(const char *arg, const char *what, char *err, size_t errlen);
 /* The nearest existing ancestor of path (or path itself), canonicalised;
  * path may be relative.  0 or -1 (errno). */
 int existing_ancestor(const char *path, char *canon, size_t n);

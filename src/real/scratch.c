@@ -27,40 +27,13 @@ static int free_space(const char *dir, uint64_t need, char *err, size_t errlen)
 	return 0;
 }
 
-/* Every symlink on the way of the path as given must be root's own: the
- * canonical path is checked afterwards, but a link another user planted
- * would still have chosen where a root run works. */
-static int links_trusted(const char *arg, char *err, size_t errlen)
-{
-	char part[PATH_MAX];
-	size_t n = strlen(arg);
-	if (n >= sizeof(part))
-		return 0;
-	for (size_t i = 1; i <= n; i++) {
-		if (arg[i] != '/' && arg[i] != 0)
-			continue;
-		memcpy(part, arg, i);
-		part[i] = 0;
-		struct stat st;
-		if (lstat(part, &st))
-			break;  /* the rest does not exist yet */
-		if (S_ISLNK(st.st_mode) && st.st_uid != 0) {
-			snprintf(err, errlen, "--scratch '%s': '%s' is a symlink owned by uid %u; "
-				 "a root run follows no link another user made", arg, part,
-				 (unsigned)st.st_uid);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char *err,
 		  size_t errlen)
 {
 	char canon[PATH_MAX];
 	struct stat st;
 	memset(s, 0, sizeof(*s));
-	if (links_trusted(arg, err, errlen))
+	if (links_trusted(arg, "--scratch", err, errlen))
 		return -1;
 	if (lstat(arg, &st) == 0 || errno != ENOENT) {
 		char *r = realpath(arg, NULL);

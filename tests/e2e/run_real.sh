@@ -110,6 +110,16 @@ check_cmd "Ctrl-C: exit 1 saying all was undone" eval '[ "$rc" = 1 ] && grep -q 
 same_as_before "Ctrl-C: machine as before"
 check_cmd "Ctrl-C: no journal, no half result" eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/int" -name "*.tmp.*" 2>/dev/null)" ]'
 
+# --- a closed stdout (`wblab run ... | head -1`) -----------------------------------
+# the closed pipe (SIGPIPE) must not kill the run before its undo
+( "$WBLAB" run -t 1 --image-size 1G --buffer-kb 4096 --scratch "$SCRATCH" -o "$T/pipe" \
+	"${CASES[0]}" 2>&1; echo "rc=$?" >"$T/pipe.rc" ) | head -c 1 >/dev/null
+for _ in $(seq 200); do [ -s "$T/pipe.rc" ] && break; sleep 0.1; done
+check_cmd "closed stdout: the run did not die of SIGPIPE ($(cat "$T/pipe.rc" 2>/dev/null))" \
+	eval '[ -s "$T/pipe.rc" ] && ! grep -q "rc=141" "$T/pipe.rc"'
+same_as_before "closed stdout: machine as before"
+check_cmd "closed stdout: no journal left" eval '[ ! -e "$SCRATCH" ] && [ ! -e /run/wblab/journal ]'
+
 # --- Ctrl-C around the end of the runtime, while stats are written ----------------
 # Whenever the signal lands, a printed result path names a complete result and
 # an unprinted one left nothing behind (signals wait while a result commits).

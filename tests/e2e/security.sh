@@ -116,8 +116,14 @@ tmpout=/tmp/wblab-untrusted-out.$$
 "${RUN[@]}" --scratch "$T/s" -o "$tmpout" "$C" >"$T/o" 2>&1; rc=$?
 check_cmd "-o to be created in sticky /tmp is refused up front" \
   eval '[ "$rc" = 2 ] && grep -q "^wblab: -o .*/tmp" "$T/o" && [ ! -e "$tmpout" ]'
-rm -rf "$T/nobody-out" "$tmpout"
-hostile=$((hostile + 5))
+# a symlink another user made, to a root-owned place: the link chose it
+mkdir "$T/root-out"
+chmod 1777 "$T"; as_nobody ln -s "$T/root-out" "$T/nobody-out-link"; chmod 0700 "$T"
+"${RUN[@]}" --scratch "$T/s" -o "$T/nobody-out-link" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "-o through a symlink another user owns is refused up front" \
+  eval '[ "$rc" = 2 ] && grep -q "symlink owned by uid 65534" "$T/o" && [ -z "$(ls -A "$T/root-out")" ]'
+rm -rf "$T/nobody-out" "$tmpout" "$T/root-out" "$T/nobody-out-link"
+hostile=$((hostile + 6))
 same_as_before "odd paths: machine as before"
 
 # --- 4. a second run in another network namespace ---------------------------------
