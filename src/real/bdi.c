@@ -43,6 +43,8 @@ static int knob_known(const char *k)
 	return 0;
 }
 
+static const char *wanted(const struct bdi_request *r, const char *name, const char *dflt);
+
 int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t errlen)
 {
 	const char *eq = strchr(kv, '=');
@@ -73,6 +75,14 @@ int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t err
 			 "max_ratio, min_ratio_fine, max_ratio_fine, read_ahead_kb)", name);
 		return -1;
 	}
+	/* the kernel's own ranges, checked here so that a bad value is a usage
+	 * error before anything changes, not a failed write after mkfs */
+	unsigned long long v = strtoull(val, NULL, 10);
+	if ((!strcmp(canon, "strict_limit") && v > 1) || (strstr(canon, "_fine") && v > 1000000)) {
+		snprintf(err, errlen, "--set bdi.%s=%s: out of range (%s)", name, eq + 1,
+			 !strcmp(canon, "strict_limit") ? "0 or 1" : "0..1000000, parts per million");
+		return -1;
+	}
 	if (r->n == BDI_MAX_KNOBS) {
 		snprintf(err, errlen, "too many --set bdi.* options");
 		return -1;
@@ -80,6 +90,12 @@ int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t err
 	r->k[r->n].name = canon;
 	snprintf(r->k[r->n].value, sizeof(r->k[0].value), "%s", val);
 	r->n++;
+	const char *mn = wanted(r, "min_ratio_fine", "0"), *mx = wanted(r, "max_ratio_fine", "1000000");
+	if (strtoull(mn, NULL, 10) > strtoull(mx, NULL, 10)) {
+		snprintf(err, errlen, "--set bdi.%s: min_ratio above max_ratio (%s > %s parts per million)",
+			 name, mn, mx);
+		return -1;
+	}
 	return 0;
 }
 

@@ -1,5 +1,8 @@
 #include <dirent.h>
 #include <stdio.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -138,6 +141,22 @@ int preflight_machine(const struct run_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "--dev %s (%u:%u) %s; refusing to destroy it; nothing was "
 			 "changed", o->dev, major(st.st_rdev), minor(st.st_rdev), why);
 		return -1;
+	}
+	/* the writers of a --dev run fill up to 1 GiB (runner.c): a smaller
+	 * device, or an unattached loop device (0 bytes), would fail in mkfs or
+	 * mid-run, after the machine was changed */
+	if (o->dev) {
+		uint64_t bytes = 0;
+		int fd = open(o->dev, O_RDONLY | O_CLOEXEC);
+		int ok = fd >= 0 && ioctl(fd, BLKGETSIZE64, &bytes) == 0;
+		if (fd >= 0)
+			close(fd);
+		if (!ok || bytes < (1ULL << 30) + (64ULL << 20)) {
+			snprintf(err, errlen, "--dev %s %s%llu MiB; a run needs at least 1088 MiB (1 GiB "
+				 "for the writers and 64 MiB for the file system); nothing was changed",
+				 o->dev, ok ? "holds " : "cannot be sized, ", (unsigned long long)(bytes >> 20));
+			return -1;
+		}
 	}
 	if ((o->device_bw > 0 || o->device_iops > 0) && !blkthrottle_supported()) {
 		snprintf(err, errlen, "--device-bw/--device-iops need the kernel's block "

@@ -39,6 +39,15 @@ check_cmd "memory mismatch exits 2 and names the memory" \
 check_cmd "nfs is refused clearly" eval '[ "$rc" = 2 ] && grep -q "no NFS" "$T/o"'
 "$WBLAB" run --dev /dev/null 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
 check_cmd "--dev without --yes-destroy is refused" eval '[ "$rc" = 2 ] && grep -q "yes-destroy" "$T/o"'
+"$WBLAB" run -t 1 --set bdi.strict_limit=7 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
+check_cmd "a bdi knob out of the kernel's range is a usage error up front" eval '[ "$rc" = 2 ] && grep -q "out of range" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ]'
+"$WBLAB" run -t 1 --set bdi.min_ratio=50 --set bdi.max_ratio=10 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
+check_cmd "bdi min_ratio above max_ratio is a usage error up front" eval '[ "$rc" = 2 ] && grep -q "min_ratio above max_ratio" "$T/o"'
+if [ "$(id -u)" = 0 ] && free_loop=$(losetup -f 2>/dev/null) && [ -b "$free_loop" ]; then
+	"$WBLAB" run -t 1 --scratch "$SCRATCH" --dev "$free_loop" --yes-destroy -o "$T/zero" 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1; rc=$?
+	check_cmd "--dev of 0 bytes (an unattached loop device) is refused up front" \
+		eval '[ "$rc" = 1 ] && grep -q "holds 0 MiB" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ] && [ ! -e "$T/zero" ]'
+fi
 "$WBLAB" run --help >"$T/o" 2>&1
 check_cmd "--help documents --cleanup and --no-trace" eval 'grep -q -- "--cleanup" "$T/o" && grep -q -- "--no-trace" "$T/o"'
 
