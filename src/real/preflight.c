@@ -15,11 +15,31 @@
 #include "mount.h"
 #include "tracefs.h"
 
+/* The writers rewrite their files from the start once they hold half the
+ * image (--dev: 1 GiB) between them (runner.c), so no more distinct pages
+ * than that are ever dirty: a dirty threshold at or above it is never
+ * reached and the run never throttles.  A ratio threshold is taken of
+ * MemTotal, an upper bound of the dirtyable memory the kernel uses. */
+static void warn_unreachable_threshold(const struct run_opts *o, const struct wb_case *c)
+{
+	uint64_t set = (o->dev ? (1ULL << 30) : o->image_size) / 2;
+	uint64_t thresh = c->thresh.is_bytes ? c->thresh.value
+					     : machine_mem_mb() * (1ULL << 20) / 100 * c->thresh.value;
+	if (thresh >= set)
+		fprintf(stderr, "wblab run: warning: %s: its dirty threshold (%s, %llu MiB) is at or above "
+			"the %llu MiB its writers dirty before they rewrite their files: it will not "
+			"throttle; a larger --image-size%s gives it room\n", c->name, c->thresh.text,
+			(unsigned long long)(thresh >> 20), (unsigned long long)(set >> 20),
+			o->dev ? " (without --dev)" : "");
+}
+
 int preflight_cases(struct run_opts *o, char *err, size_t errlen)
 {
-	for (int i = 0; i < o->ncases; i++)
+	for (int i = 0; i < o->ncases; i++) {
 		if (machine_match_case(&o->cases[i], err, errlen))
 			return -1;
+		warn_unreachable_threshold(o, &o->cases[i]);
+	}
 	return 0;
 }
 

@@ -48,6 +48,10 @@ if [ "$(id -u)" = 0 ] && free_loop=$(losetup -f 2>/dev/null) && [ -b "$free_loop
 	check_cmd "--dev of 0 bytes (an unattached loop device) is refused up front" \
 		eval '[ "$rc" = 1 ] && grep -q "holds 0 MiB" "$T/o" && [ "$(wc -l <"$T/o")" = 1 ] && [ ! -e "$T/zero" ]'
 fi
+# a threshold the writers never reach (they rewrite half the image) is warned of
+"$WBLAB" run -t 1 --image-size 1G --dev /dev/null --yes-destroy 'ext4-1dd-4k-*-*-600M:10' 'ext4-1dd-4k-*-*-100M:10' >"$T/o" 2>&1
+check_cmd "a dirty threshold above the writers' working set is warned of, once, naming the case" \
+	eval '[ "$(grep -c "warning: .*will not throttle" "$T/o")" = 1 ] && grep -q "600M:10: its dirty threshold (600M, 600 MiB) is at or above the 512 MiB" "$T/o"'
 "$WBLAB" run --help >"$T/o" 2>&1
 check_cmd "--help documents --cleanup and --no-trace" eval 'grep -q -- "--cleanup" "$T/o" && grep -q -- "--no-trace" "$T/o"'
 
