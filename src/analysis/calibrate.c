@@ -547,6 +547,16 @@ int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err
 	memset(cal, 0, sizeof(*cal));
 	if (read_case(dir, cal, err, errlen))
 		return -1;
+	/* the writers' sleeps and the kernel's bandwidth estimate come from the
+	 * trace: say so plainly for a run made without one */
+	char tp[4200], dp[4200];
+	struct stat tst;
+	snprintf(tp, sizeof(tp), "%s/trace", dir);
+	snprintf(dp, sizeof(dp), "%s/trace.dat", dir);
+	if (stat(tp, &tst) && stat(dp, &tst)) {
+		snprintf(err, errlen, "%s: no trace (a run made with --no-trace): calibrating needs one", dir);
+		return -1;
+	}
 	struct kv_want st[] = {
 		{ METRIC_KEY(DEV_WRITE_BW), "", 0, 0 }, { METRIC_KEY(WRITERS_MB), "", 0, 0 },
 		{ METRIC_KEY(DEV_WRITE_KB_MEAN), "", 0, 0 }, { METRIC_KEY(RUNTIME_S), "", 0, 0 },

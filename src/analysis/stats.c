@@ -615,6 +615,14 @@ static double steady_ratelimit(const struct stats_acc *s)
 
 int stats_write(struct stats_acc *s, FILE *f)
 {
+	/* no event at all (a run without a trace): the trace's rows are not
+	 * known, not 0; the producer's own figures and the tasks still are */
+	if (!s->have_events) {
+		write_tasks(s, f);
+		for (int i = 0; i < s->nextra; i++)
+			stats_put(f, s->extra[i].name, s->extra[i].value);
+		return ferror(f) ? -1 : 0;
+	}
 	double dur = (double)(s->last_ts - s->first_ts) / 1e6;
 	double span_us = (double)(s->last_ts - s->first_ts);
 	stats_put(f, METRIC_KEY(WRITE_BW), write_bw(s));

@@ -335,9 +335,11 @@ static int write_stats(struct stats_acc *s, FILE *f, double write_bw_override)
 	char *p = buf;
 	const char *bw = METRIC_KEY(WRITE_BW);
 	size_t bwlen = strlen(bw);
-	if (write_bw_override >= 0 && strncmp(p, bw, bwlen) == 0 && p[bwlen] == ' ') {
+	if (write_bw_override >= 0) {
+		/* an untraced accumulator prints no trace rows: write_bw goes first */
 		fprintf(f, "%s %.4f\n", bw, write_bw_override);
-		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p);
+		if (strncmp(p, bw, bwlen) == 0 && p[bwlen] == ' ')
+			p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p);
 	}
 	fputs(p, f);
 	free(buf);

@@ -61,3 +61,12 @@ check "seed: bdi_strict_limit warned of once, not per case" '[ "$(grep -c "bdi_s
 touch "$T/plainfile"
 "$W" seed --no-trace -t 1 -o "$T/plainfile" >/dev/null 2>"$T/we5"; rc=$?
 check "seed -o FILE: exit 2, one line (exit $rc)" '[ $rc -eq 2 ] && [ "$(wc -l <"$T/we5")" -eq 1 ] && grep -q "not a directory" "$T/we5"'
+# calibrate and validate of a run made without a trace say so in one line
+"$W" sim -t 2 -k current --no-trace -o "$T/nt" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+NT=$(dirname "$(find "$T/nt" -name stats | head -1)")
+sed -i 's/^source .*/source real/' "$NT/meta"
+for c in calibrate validate; do
+  "$W" $c "$NT" >"$T/o" 2>"$T/e"; rc=$?
+  check "$c of an untraced run: exit 1, one line saying there is no trace (exit $rc)" \
+    '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "no trace (a run made with --no-trace)" "$T/e"'
+done
