@@ -346,6 +346,19 @@ static struct kvfile *load_env(const char *dir)
 			kvf_free(&f);
 		free(path);
 	}
+	/* and meta's source: a real and a simulated result name different
+	 * things in their params (env_diff) */
+	char *mpath = xprintf("%s/meta", dir), line[256], err[256];
+	FILE *m = fopen_regular(mpath, 1, err, sizeof(err));
+	while (m && fgets(line, sizeof(line), m))
+		if (!strncmp(line, "source ", 7)) {
+			line[strcspn(line, "\n")] = 0;
+			xadd(all, "meta.source", line + 7);
+			break;
+		}
+	if (m)
+		fclose(m);
+	free(mpath);
 	return all;
 }
 
@@ -636,11 +649,13 @@ static void geomean_ci(struct cmp_table *t)
 	}
 }
 
-/* Keys that name a result or a run, not its environment. */
+/* Keys that name a result or a run, not its environment (a real run's
+ * image path holds its pid, its bdi the loop device's number). */
 static int identity_key(const char *k, const char *field)
 {
 	static const char *const ids[] = { "params.kernel", "params.model", "params.case",
-					   "params.seed", "params.run", "env.run", "env.seed" };
+					   "params.seed", "params.run", "env.run", "env.seed",
+					   "env.image", "env.bdi" };
 	for (size_t i = 0; i < ARRAY_SIZE(ids); i++)
 		if (strcmp(k, ids[i]) == 0)
 			return 1;
@@ -650,17 +665,35 @@ static int identity_key(const char *k, const char *field)
 
 /* Calls fn for every key whose value differs between x and y (present in
  * one only counts as different), identity keys aside. */
+/* meta's source (sim, real, import), as load_env keeps it */
+static const char *source_of(const struct kvfile *f)
+{
+	const struct kv *e = kvf_get(f, "meta.source");
+	return e ? e->val : "";
+}
+
+/* Calls fn for every key whose value differs between x and y (present in
+ * one only counts as different), identity keys aside.  A real result
+ * against a simulated one: their params name different things (the run's
+ * options, the model's parameters), so only keys both have are compared;
+ * and two loop devices' names differ from run to run. */
 static void env_diff(const struct kvfile *x, const struct kvfile *y, const char *field,
 		     void (*fn)(void *, const char *, const char *, const char *), void *arg)
 {
+	int both = strcmp(source_of(x), source_of(y)) == 0;
 	for (int i = 0; i < x->n; i++) {
 		if (identity_key(x->v[i].key, field))
 			continue;
 		const struct kv *e = kvf_get(y, x->v[i].key);
+		if (!e && !both)
+			continue;
+		if (e && !strcmp(x->v[i].key, "env.device") && !strncmp(e->val, "/dev/loop", 9) &&
+		    !strncmp(x->v[i].val, "/dev/loop", 9))
+			continue;
 		if (!e || strcmp(e->val, x->v[i].val))
 			fn(arg, x->v[i].key, x->v[i].val, e ? e->val : "(absent)");
 	}
-	for (int i = 0; i < y->n; i++)
+	for (int i = 0; both && i < y->n; i++)
 		if (!identity_key(y->v[i].key, field) && !kvf_get(x, y->v[i].key))
 			fn(arg, y->v[i].key, "(absent)", y->v[i].val);
 }

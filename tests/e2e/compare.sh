@@ -183,6 +183,22 @@ check_cmd "env diff as tsv rows" bash -c "'$WBLAB' compare -c disk.bw_mbps --for
 if command -v python3 >/dev/null; then
 	check_cmd "env diff as json fields" bash -c "'$WBLAB' compare -c disk.bw_mbps --format json '$EV' 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin)[\"env_diff\"]; assert {\"kind\":\"merges\",\"key\":\"params.bdi_strict_limit\",\"column_a\":\"80\",\"a\":\"1\",\"column_b\":\"80\",\"b\":\"0\"} in d, d'"
 fi
+# a real result against a simulated one: their params share no keys, and the
+# real run's image path (its pid) and loop device change from run to run
+RS=$T/realsim
+"$WBLAB" sim -q -t 2 -k current -o "$RS/sim" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+for n in 1 2; do
+	rd="$RS/real$n/thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-6.12.0"
+	mkdir -p "$rd" && cp "$RS"/sim/thresh=100M/*-current/stats "$rd/"
+	sed 's/^source .*/source real/; s/^kernel .*/kernel 6.12.0/' "$RS"/sim/thresh=100M/*-current/meta >"$rd/meta"
+	printf 'runtime_s = 2\ndevice_bw_mbps = 0\n' >"$rd/params"
+	printf 'kernel = 6.12.0\ndevice = /dev/loop%d\nimage = /var/lib/wblab/wblab-run.%d.0/image\nbdi = 7:%d\n' $n $n $n >"$rd/env"
+done
+"$WBLAB" compare "$RS/real1" "$RS/real2" "$RS/sim" >"$T/o" 2>"$T/e"
+check_cmd "real vs simulated: one 'differs' line (the source), no params flood" \
+	bash -c "[ \"\$(grep -c '^differs:' '$T/o')\" = 1 ] && grep -q '^differs: meta.source = real (6.12.0), sim (current)' '$T/o'"
+check_cmd "two real repeats: their image path, bdi and loop device are not a difference" \
+	bash -c "! grep -q 'env.image\|env.bdi\|env.device' '$T/o' '$T/e'"
 check_cmd "no env difference: nothing under the table" bash -c "'$WBLAB' compare '$T/seed/vanilla' '$T/seed/wq4' | tail -1 | grep -q '^ .* TOTAL write_bw\$'"
 
 # --- report and compare give a result the same row key (result_row_key):
