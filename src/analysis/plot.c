@@ -1478,6 +1478,9 @@ static int plot_runs(const char *const *dirs, const char *const *traces, struct 
 			: plot_run_load(runs[i], traces[i], err, errlen))
 			goto out;
 		s->from_series += use;
+		if (i == 0)
+			s->main_from_series = use;
+		s->nruns++;
 		s->events += runs[i]->events;
 	}
 	if (s->events == 0) {

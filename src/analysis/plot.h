@@ -143,6 +143,8 @@ struct plot_summary {
 	double seconds;               /* wall time of the whole call */
 	uint64_t events;              /* events read (both runs) */
 	int from_series;              /* runs whose saved series were used, not the trace */
+	int nruns;                    /* runs drawn: 1, or 2 with an overlay */
+	int main_from_series;         /* the DIR's own run (not the overlay's) among them */
 };
 
 /* Plots one result directory (holding `trace` and `meta`).  Returns 0, or -1

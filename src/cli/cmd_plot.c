@@ -100,9 +100,12 @@ static const struct po_option options[] = {
 
 static void report(const char *dir, const struct plot_summary *s)
 {
+	/* with an overlay, say which of the two runs came from its saved series */
+	const char *src = !s->from_series ? "" : s->from_series >= s->nruns ? ", from the saved plot-series"
+			  : s->main_from_series ? ", the result's from its saved plot-series"
+						: ", the overlay's from its saved plot-series";
 	printf("%s: %d graph%s in %s (%llu events, %.2f s%s)\n", dir, s->nmade, s->nmade == 1 ? "" : "s",
-	       s->outdir, (unsigned long long)s->events, s->seconds,
-	       s->from_series ? ", from the saved plot-series" : "");
+	       s->outdir, (unsigned long long)s->events, s->seconds, src);
 	for (int i = 0; i < s->nskipped; i++)
 		printf("  skipped %s\n", s->skipped[i]);
 	for (int i = 0; i < s->nnotes; i++)

@@ -70,3 +70,11 @@ for c in calibrate validate; do
   check "$c of an untraced run: exit 1, one line saying there is no trace (exit $rc)" \
     '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e")" -eq 1 ] && grep -q "no trace (a run made with --no-trace)" "$T/e"'
 done
+# plot --overlay says which run came from its saved plot-series
+"$W" sim -t 2 -k current -o "$T/po" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+PS=$(dirname "$(find "$T/po" -name stats | head -1)")
+cp -r "$PS" "$PS-copy" && rm "$PS-copy/plot-series"
+"$W" plot --no-gnuplot -o "$T/po1" --overlay "$PS" "$PS-copy" >"$T/o" 2>&1
+check "plot: a DIR read from its trace, the overlay from its series: said so" 'grep -q "the overlay.s from its saved plot-series)" "$T/o"'
+"$W" plot --no-gnuplot -o "$T/po2" --overlay "$PS-copy" "$PS" >"$T/o" 2>&1
+check "plot: the DIR from its series, the overlay from its trace: said so" 'grep -q "the result.s from its saved plot-series)" "$T/o"'
