@@ -223,7 +223,11 @@ void validate_print_tsv(FILE *f, const struct validate_result *vr, int n)
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < VALIDATE_METRICS; k++) {
 			const struct validate_metric *m = &vr[i].m[k];
-			fprintf(f, "%s\t%s\t", vr[i].case_name, m->name);
+			/* a case's Nth real result is GROUP/CASE.N, as its simulation's name */
+			if (vr[i].run > 1)
+				fprintf(f, "%s.%d\t%s\t", vr[i].case_name, vr[i].run, m->name);
+			else
+				fprintf(f, "%s\t%s\t", vr[i].case_name, m->name);
 			put_value(f, m->real, "%.6g", 0);
 			fputc('\t', f);
 			put_value(f, m->sim, "%.6g", 0);

@@ -275,6 +275,9 @@ R1="$T/vr1/thresh=10M/$VC-current"; R2="$T/vr2/thresh=10M/$VC-current"
 check "validate: two real runs of one case, two simulations" '[ $rc -ne 1 ] && [ -s "$T/vs/thresh=10M/$VC-current/stats" ] && [ -s "$T/vs/thresh=10M/$VC-current.2/stats" ]'
 check "validate: the second real run's block says it is simulated as current.2" \
   '[ "$(grep -c "^thresh=10M/$VC" "$T/ov")" -eq 2 ] && grep -q "^thresh=10M/$VC (real result 2 of it: simulated as current.2)$" "$T/ov"'
+"$W" validate --format tsv "$R1" "$R2" >"$T/ovt" 2>/dev/null
+check "validate --format tsv: the second real run's rows are GROUP/CASE.2" \
+  '[ "$(grep -c "^thresh=10M/$VC	" "$T/ovt")" -eq 10 ] && [ "$(grep -c "^thresh=10M/$VC.2	" "$T/ovt")" -eq 10 ]'
 check "validate --report: the page has the 2 real and 2 simulated results" 'grep -q "report: $T/v.html (4 results" "$T/ev" && [ -s "$T/v.html" ]'
 # the dashed (simulated) run's last time in each overlay: about 3 and 6 s
 lastsim() { awk '/^# index/ {on = index($0, "run current ")} on && !/^#/ && NF {if ($1 > m) m = $1} END {print m + 0}' "$1/plots/overlay-current/global_dirty_state.dat"; }
