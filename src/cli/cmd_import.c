@@ -68,9 +68,10 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 	return 0;
 }
 
-/* "CASE-KERNEL" or "CASE" (result_name_parse; the kernel keeps any .RUN). */
+/* "CASE-KERNEL[.RUN]" or "CASE" (result_name_parse): a result's run N stays
+ * run N of the import, not a part of its kernel's name. */
 static int split_case_kernel(const char *leaf, const char *group, struct wb_case *c,
-			     char *kernel, size_t klen)
+			     char *kernel, size_t klen, int *run)
 {
 	char buf[400], err[256];
 	struct result_name rn;
@@ -82,7 +83,8 @@ static int split_case_kernel(const char *leaf, const char *group, struct wb_case
 	snprintf(buf, sizeof(buf), "%s%s%s", group ? group : "", group ? "/" : "", rn.case_name);
 	if (case_parse(buf, c, err, sizeof(err)))
 		return -1;
-	size_t kl = strlen(rn.kernel);
+	size_t kl = rn.kernel_len;
+	*run = rn.run;
 	if (kl && klen) {
 		kl = kl < klen ? kl : klen - 1;     /* cut to fit, as before */
 		memcpy(kernel, rn.kernel, kl);
@@ -105,7 +107,7 @@ static void strip_ext(char *name)
 }
 
 /* writeback-tests kept GROUP/CASE-KERNEL/trace; also accept CASE[-KERNEL].ext. */
-static int case_from_path(const char *path, struct wb_case *c, char *kernel, size_t klen)
+static int case_from_path(const char *path, struct wb_case *c, char *kernel, size_t klen, int *run)
 {
 	char buf[4096], *comp[3] = { 0 };
 	int n = 0;
@@ -120,10 +122,10 @@ static int case_from_path(const char *path, struct wb_case *c, char *kernel, siz
 		comp[n++] = buf;
 	/* comp[0] = file, comp[1] = its directory, comp[2] = the one above */
 	const char *group = comp[2] && strchr(comp[2], '=') ? comp[2] : NULL;
-	if (comp[1] && !split_case_kernel(comp[1], group, c, kernel, klen))
+	if (comp[1] && !split_case_kernel(comp[1], group, c, kernel, klen, run))
 		return 0;
 	strip_ext(comp[0]);
-	return split_case_kernel(comp[0], group, c, kernel, klen);
+	return split_case_kernel(comp[0], group, c, kernel, klen, run);
 }
 
 /* Which kernel printed this: by fields only some eras have.  Each mark is a
@@ -289,16 +291,18 @@ fail:
 	return -1;
 }
 
-static int resolve_case(const struct import_opts *o, struct wb_case *c, char *kernel, size_t klen)
+static int resolve_case(const struct import_opts *o, struct wb_case *c, char *kernel, size_t klen,
+			int *run)
 {
 	char err[256];
 	kernel[0] = 0;
+	*run = 1;
 	if (o->case_arg) {
 		if (case_parse(o->case_arg, c, err, sizeof(err))) {
 			wb_error("import: %s", err);
 			return -1;
 		}
-	} else if (case_from_path(o->trace, c, kernel, klen)) {
+	} else if (case_from_path(o->trace, c, kernel, klen, run)) {
 		wb_error("import: cannot derive a case from the path '%s'; give --case CASE", o->trace);
 		return -1;
 	}
@@ -321,7 +325,8 @@ static int run_import(int argc, char **argv)
 	struct wb_case c;
 	struct result_dir rd;
 	char kernel[128], err[640];
-	if (parse_args(argc, argv, &o) || resolve_case(&o, &c, kernel, sizeof(kernel)))
+	int run = 1;
+	if (parse_args(argc, argv, &o) || resolve_case(&o, &c, kernel, sizeof(kernel), &run))
 		return EXIT_USAGE;
 	struct trace_reader *r = trace_reader_open(o.trace, err, sizeof(err));
 	if (!r) {
@@ -331,7 +336,7 @@ static int run_import(int argc, char **argv)
 	if (!kernel[0])
 		snprintf(kernel, sizeof(kernel), "%s",
 			 strcmp(o.trace, "-") ? detect_era(o.trace) : "imported");
-	if (result_begin(&rd, o.out, &c, kernel, 1, err, sizeof(err))) {
+	if (result_begin(&rd, o.out, &c, kernel, run, err, sizeof(err))) {
 		wb_error("import: %s", err);
 		trace_reader_close(r);
 		return 1;
@@ -341,7 +346,7 @@ static int run_import(int argc, char **argv)
 	char *full[argc + 2];
 	full[0] = "wblab";
 	memcpy(full + 1, argv, sizeof(char *) * (size_t)argc);
-	if (!rc && (result_write_meta(&rd, &c, kernel, 1, "import") ||
+	if (!rc && (result_write_meta(&rd, &c, kernel, run, "import") ||
 		    result_write_cmdline(&rd, argc + 1, full))) {
 		wb_error("import: cannot write meta/cmdline under '%s'", rd.tmp_path);
 		rc = -1;

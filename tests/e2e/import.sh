@@ -51,6 +51,12 @@ mkdir -p "$src" && cp "$t32" "$src/trace"
 check "case and kernel taken from GROUP/CASE-KERNEL/trace" '[ $rc -eq 0 ] && [ -d "$out/thresh=100M/ext4-2dd-4k-2p-1024M-100M:10-3.2.0-rc1+" ]'
 "$WBLAB" import "$src/trace" -o "$out" --kernel mine >/dev/null 2>&1
 check "--kernel overrides the path" '[ -d "$out/thresh=100M/ext4-2dd-4k-2p-1024M-100M:10-mine" ]'
+# a repeat's result (CASE-KERNEL.2): run 2 of KERNEL, not a kernel named KERNEL.2
+src2=$tmp/src/thresh=100M/ext4-2dd-4k-2p-1024M-100M:10-3.2.0-rc1+.2
+mkdir -p "$src2" && cp "$t32" "$src2/trace"
+"$WBLAB" import "$src2/trace" -o "$out" >/dev/null 2>&1; rc=$?
+d2=$out/thresh=100M/ext4-2dd-4k-2p-1024M-100M:10-3.2.0-rc1+.2
+check "a repeat's trace imports as run 2 of its kernel" '[ $rc -eq 0 ] && grep -qx "kernel 3.2.0-rc1+" "$d2/meta" && grep -qx "run 2" "$d2/meta"'
 
 # 3.1: throttle events, unstable pages, no balance_dirty_pages
 t31=$tmp/t31.trace
