@@ -97,6 +97,11 @@ static char *all_branches(int producer_keys)
 	feed(s, "  dd-100  [000]  3.100000: balance_dirty_wait: bdi 8:0");
 	feed(s, "      flush-0:21-1500  [002]    4.000000: nfs_commit_unstable_pages: bdi 0:21: "
 		"ino=13 npages=2048 tocommit=2048 write_chunk=1024 sync=0 ret=512");
+	/* a task the producer gave no progress for: its bandwidth from the trace */
+	feed(s, "              dd-102   [001]     1.500000: balance_dirty_pages: bdi 8:0: "
+		"limit=1000 setpoint=800 dirty=300 wb_setpoint=400 wb_dirty=150 dirty_ratelimit=1000 "
+		"task_ratelimit=900 dirtied=32 dirtied_pause=32 paused=0 pause=10 period=10 think=0 "
+		"cgroup_ino=1");
 	control_loop(s);
 	stats_task(s, 100, 256, 1);
 	stats_task(s, 101, 512, 1);

@@ -289,6 +289,7 @@ static void test_fairness_is_derived_from_balance_dirty_pages(void **state)
 	EXPECT(t, "task_bw_0", "0.0455");
 	EXPECT(t, "task_bw_1", "0.1364");
 	EXPECT(t, "fairness_jain", "0.8000");
+	EXPECT(t, "task_bw_from_trace", "1");   /* a lower bound, and marked so */
 	free(t);
 }
 
@@ -311,6 +312,7 @@ static void test_fairness_uses_task_progress_when_given(void **state)
 	EXPECT(buf, "task_bw_2", "4");
 	EXPECT(buf, "task_bw_sum", "6");
 	EXPECT(buf, "fairness_jain", "0.6667");
+	EXPECT(buf, "task_bw_from_trace", "(missing)");   /* the producer's counts */
 	/* no event fed: the trace's rows are unknown, absent, not 0 */
 	EXPECT(buf, "write_bw", "(missing)");
 	EXPECT(buf, "nr_dirty_mean_pages", "(missing)");
