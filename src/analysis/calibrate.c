@@ -658,7 +658,9 @@ static int cal_keys(const struct calibration *c, struct cal_key *k)
 					   "free page reporting's block: 4 KiB << the order the kernel took (env; 2 MiB pageblocks by default)",
 					   NULL };
 	}
-	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct, "from thresh when it is a ratio", NULL };
+	k[n++] = (struct cal_key){ "dirtyable_pct", c->dirtyable_pct,
+				   c->c.thresh.is_bytes ? "the default: a threshold in bytes does not give it"
+							: "from thresh, a ratio of it", NULL };
 	k[n++] = (struct cal_key){ "bdi_init_write_bw_kbps", c->init_write_bw_kbps,
 				   "the bdi's avg write_bw at the first bdi_dirty_ratelimit event (the bdi outlives the attachment)",
 				   NULL };
