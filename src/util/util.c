@@ -41,6 +41,9 @@ int parse_double(const char *s, double *v)
 	char *end;
 	if (!s || !*s || isspace((unsigned char)*s))
 		return -1;
+	/* decimal only: strtod would also take 0x10, inf and nan */
+	if (s[strspn(s, "0123456789+-.eE")])
+		return -1;
 	errno = 0;
 	double x = strtod(s, &end);
 	if (errno || *end || x != x)

@@ -18,7 +18,8 @@ void wb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "100M", "4k", "1G", "512" (bytes). K/M/G are binary. Returns 0 or -1. */
 int parse_size(const char *s, uint64_t *bytes);
-/* Strict integer / double parse of the whole string. */
+/* Strict integer / double parse of the whole string; a double is decimal
+ * ([+-]digits[.digits][e[+-]digits]: no hex, inf or nan). */
 int parse_u64(const char *s, uint64_t *v);
 int parse_double(const char *s, double *v);
 

@@ -78,3 +78,6 @@ cp -r "$PS" "$PS-copy" && rm "$PS-copy/plot-series"
 check "plot: a DIR read from its trace, the overlay from its series: said so" 'grep -q "the overlay.s from its saved plot-series)" "$T/o"'
 "$W" plot --no-gnuplot -o "$T/po2" --overlay "$PS-copy" "$PS" >"$T/o" 2>&1
 check "plot: the DIR from its series, the overlay from its trace: said so" 'grep -q "the result.s from its saved plot-series)" "$T/o"'
+# option numbers are decimal, as --set values are
+"$W" sim -t 0x10 --no-trace -o "$T/hex" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>"$T/e"; rc=$?
+check "sim -t 0x10: exit 2, one line naming --runtime (exit $rc)" '[ $rc -eq 2 ] && grep -q -- "--runtime" "$T/e" && [ ! -e "$T/hex" ]'
