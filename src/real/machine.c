@@ -30,7 +30,7 @@ int machine_match_case(struct wb_case *c, char *err, size_t errlen)
 	if (cpus_bad || mem_bad) {
 		snprintf(err, errlen,
 			 "case '%s' wants %s%s%s but this machine has %dp and %lluM "
-			 "(write '*' for CPUS and MEM to use what it has)",
+			 "(write '*' for CPUS and MEM to use what it has); nothing was changed",
 			 c->name, cpus_bad ? "a different CPU count" : "",
 			 cpus_bad && mem_bad ? " and " : "", mem_bad ? "a different memory size" : "",
 			 cpus, (unsigned long long)mem);
