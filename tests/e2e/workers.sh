@@ -32,34 +32,30 @@ all_dead() {
   return 1
 }
 
-for what in sim seed; do
-  if [ $what = sim ]; then
-    "$W" sim -j2 -t 1000000 --no-trace -o "$T/$what" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1 &
+# stop WHAT (sim or seed, into $T/LABEL) with SIG once its two workers run,
+# and check it dies of SIG (exit EXPECT) with them and leaves nothing
+stop_with() { # what label sig expect
+  local what=$1 out="$T/$2" sig=$3 want=$4 P kids rc
+  if [ "$what" = sim ]; then
+    "$W" sim -j2 -t 1000000 --no-trace -o "$out" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1 &
   else
-    "$W" seed -j2 -t 1000000 --no-trace -o "$T/$what" >/dev/null 2>&1 &
+    "$W" seed -j2 -t 1000000 --no-trace -o "$out" >/dev/null 2>&1 &
   fi
   P=$!
   kids=$(kids_of $P 2)
-  check "$what: two workers started ($kids)" '[ "$(echo $kids | wc -w)" -eq 2 ]'
-  kill -TERM $P
-  wait $P
+  check "$what $sig: two workers started ($kids)" '[ "$(echo $kids | wc -w)" -eq 2 ]'
+  kill -"$sig" $P
+  wait $P 2>/dev/null
   rc=$?
-  check "$what: killed by SIGTERM (exit $rc)" '[ $rc -eq 143 ]'
-  check "$what: its workers end with it" 'all_dead $kids'
+  check "$what $sig: it dies of the signal (exit $rc)" '[ $rc -eq $want ]'
+  check "$what $sig: its workers end with it" 'all_dead $kids'
   for k in $kids; do kill -KILL $k 2>/dev/null; done
-  check "$what: no result committed" '[ -z "$(find "$T/$what" -name stats 2>/dev/null)" ]'
-  check "$what: no half-written result left (.LEAF.tmp.PID)" '[ -z "$(find "$T/$what" -name ".*.tmp.*" 2>/dev/null)" ]'
-done
-# SIGHUP (a closed terminal) the same
-"$W" sim -j2 -t 1000000 --no-trace -o "$T/hup" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1 &
-P=$!
-kids=$(kids_of $P 2)
-kill -HUP $P
-wait $P
-rc=$?
-check "sim: SIGHUP ends it with its workers (exit $rc)" '[ $rc -eq 129 ] && all_dead $kids'
-check "sim: SIGHUP leaves no half-written result" '[ -z "$(find "$T/hup" -name ".*.tmp.*" 2>/dev/null)" ]'
-for k in $kids; do kill -KILL $k 2>/dev/null; done
+  check "$what $sig: no result committed" '[ -z "$(find "$out" -name stats 2>/dev/null)" ]'
+  check "$what $sig: no half-written result left (.LEAF.tmp.PID)" '[ -z "$(find "$out" -name ".*.tmp.*" 2>/dev/null)" ]'
+}
+stop_with sim sim TERM 143
+stop_with seed seed TERM 143
+stop_with sim hup HUP 129   # a closed terminal
 # a run that is not stopped is not disturbed: both results, no leftovers
 "$W" sim -j2 -t 5 --no-trace -o "$T/ok" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1; rc=$?
 check "sim -j2 to the end: exit 0, four results, nothing hidden left" \
