@@ -1264,13 +1264,9 @@ static int meta_cb(void *arg, const char *k, const char *v)
 
 static const char *base_name(const char *p, char *buf, size_t n)
 {
-	size_t len = strlen(p);
-	while (len > 1 && p[len - 1] == '/')
-		len--;
-	size_t s = len;
-	while (s > 0 && p[s - 1] != '/')
-		s--;
-	snprintf(buf, n, "%.*s", (int)(len - s), p + s);
+	size_t b, len;
+	path_base_span(p, &b, &len);
+	snprintf(buf, n, "%.*s", (int)len, p + b);
 	return buf;
 }
 
@@ -1304,11 +1300,10 @@ static int open_result(const char *dir, struct meta_ctx *m, char *trace, size_t 
 		snprintf(err, errlen, "%s", e2);
 		return -1;
 	}
-	char b[256];
 	if (!m->kernel[0])
-		snprintf(m->kernel, sizeof(m->kernel), "%s", base_name(dir, b, sizeof(b)));
+		base_name(dir, m->kernel, sizeof(m->kernel));
 	if (!m->cas[0])
-		snprintf(m->cas, sizeof(m->cas), "%s", base_name(dir, b, sizeof(b)));
+		base_name(dir, m->cas, sizeof(m->cas));
 	return 0;
 }
 

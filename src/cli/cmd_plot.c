@@ -112,18 +112,6 @@ static void report(const char *dir, const struct plot_summary *s)
 		printf("  note %s\n", s->notes[i]);
 }
 
-/* The last path component of dir (trailing slashes ignored), as [*b, *len). */
-static void base_span(const char *dir, size_t *b, size_t *len)
-{
-	size_t l = strlen(dir);
-	while (l > 1 && dir[l - 1] == '/')
-		l--;
-	size_t s = l;
-	while (s > 0 && dir[s - 1] != '/')
-		s--;
-	*b = s;
-	*len = l - s;
-}
 
 /* Each DIR's subdirectory of OUTDIR when several DIRs share one -o: the
  * basename of its real path while those are distinct (so one DIR per case,
@@ -153,8 +141,8 @@ static int sub_outs(const char *out, char **dirs, int n, char (*outs)[4200])
 				wb_error("plot: %s and %s are one result (%s)", dirs[j], dirs[i], real[i]);
 				rc = EXIT_USAGE;
 			}
-			base_span(real[i], &bi, &li);
-			base_span(real[j], &bj, &lj);
+			path_base_span(real[i], &bi, &li);
+			path_base_span(real[j], &bj, &lj);
 			clash |= li == lj && !memcmp(real[i] + bi, real[j] + bj, li);
 		}
 	/* the common directory: the first cl bytes of each real path, cl always
@@ -162,7 +150,7 @@ static int sub_outs(const char *out, char **dirs, int n, char (*outs)[4200])
 	size_t cl = 0;
 	for (int i = 0; clash && !rc && i < n; i++) {
 		size_t b, l;
-		base_span(real[i], &b, &l);
+		path_base_span(real[i], &b, &l);
 		size_t parent = b > 0 ? b - 1 : 0, k = 0;
 		if (i == 0)
 			cl = parent;
@@ -174,7 +162,7 @@ static int sub_outs(const char *out, char **dirs, int n, char (*outs)[4200])
 	}
 	for (int i = 0; i < n && !rc; i++) {
 		size_t b, l;
-		base_span(real[i], &b, &l);
+		path_base_span(real[i], &b, &l);
 		size_t from = clash ? cl + 1 : b;
 		snprintf(outs[i], sizeof(outs[i]), "%s/%.*s", out, (int)(b + l - from), real[i] + from);
 	}

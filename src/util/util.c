@@ -109,6 +109,18 @@ void die_with_parent(pid_t parent)
 		_exit(1);
 }
 
+void path_base_span(const char *p, size_t *b, size_t *len)
+{
+	size_t l = strlen(p);
+	while (l > 1 && p[l - 1] == '/')
+		l--;
+	size_t s = l;
+	while (s > 0 && p[s - 1] != '/')
+		s--;
+	*b = s;
+	*len = l - s;
+}
+
 int mkdir_p(const char *path)
 {
 	char buf[4096];

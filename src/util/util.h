@@ -34,6 +34,9 @@ FILE *fopen_regular(const char *path, int nofollow, char *err, size_t errlen);
  * results), and exits at once if the parent is already gone. */
 void die_with_parent(pid_t parent);
 
+/* The last component of path p (trailing slashes ignored) as [*b, *b + *len). */
+void path_base_span(const char *p, size_t *b, size_t *len);
+
 /* mkdir -p; 0 or -1 with errno. */
 int mkdir_p(const char *path);
 /* rm -rf of a directory we created ourselves. */
