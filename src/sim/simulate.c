@@ -184,10 +184,18 @@ static void progress(int done, int n, double t0, int on)
 }
 
 static volatile sig_atomic_t stop_signal;
+/* the running workers, for the handler: a signal that lands just before the
+ * parent blocks in wait() must still end the wait, so the handler stops
+ * them itself (kill is async-signal-safe) instead of only setting a flag */
+static pid_t *volatile stop_pids;
+static volatile int stop_slots;
 
 static void on_stop(int sig)
 {
 	stop_signal = sig;
+	for (int i = 0; stop_pids && i < stop_slots; i++)
+		if (stop_pids[i] > 0)
+			kill(stop_pids[i], SIGTERM);
 }
 
 static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
@@ -242,6 +250,8 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&block);
 	stop_signal = 0;
+	stop_slots = jobs;
+	stop_pids = pid;
 	for (size_t k = 0; k < ARRAY_SIZE(stop_signals); k++) {
 		sigaction(stop_signals[k], &sa, &old[k]);
 		/* one ignored on entry (nohup, a background job's SIGINT) stays so */
@@ -261,8 +271,10 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 			sigprocmask(SIG_BLOCK, &block, &prev);
 			pid_t p = fork();
 			if (p == 0) {
+				/* the actions wblab was started with (an ignored
+				 * SIGHUP under nohup stays ignored) */
 				for (size_t k = 0; k < ARRAY_SIZE(stop_signals); k++)
-					signal(stop_signals[k], SIG_DFL);
+					sigaction(stop_signals[k], &old[k], NULL);
 				sigprocmask(SIG_SETMASK, &prev, NULL);
 				die_with_parent(self);
 				_exit(simulate_one(&js[next]) ? 1 : 0);
@@ -287,9 +299,12 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 				continue;
 			break;
 		}
+		/* reaped: off the handler's list first, its pid may be reused */
+		sigprocmask(SIG_BLOCK, &block, &prev);
 		for (int i = 0; i < jobs; i++)
 			if (pid[i] == p)
 				pid[i] = 0;
+		sigprocmask(SIG_SETMASK, &prev, NULL);
 		running--;
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			failed++;
@@ -300,6 +315,7 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 		stop_workers(js, pid, job, jobs);
 	for (size_t k = 0; k < ARRAY_SIZE(stop_signals); k++)
 		sigaction(stop_signals[k], &old[k], NULL);
+	stop_pids = NULL;
 	free(pid);
 	free(job);
 	if (sig)

@@ -61,3 +61,14 @@ stop_with sim hup HUP 129   # a closed terminal
 check "sim -j2 to the end: exit 0, four results, nothing hidden left" \
   '[ $rc -eq 0 ] && [ "$(find "$T/ok" -name stats | wc -l)" -eq 4 ] && [ -z "$(find "$T/ok" -name ".*.tmp.*")" ]'
 
+# started with SIGHUP ignored (nohup): a SIGHUP stops neither it nor its workers
+(trap '' HUP; exec "$W" sim -j2 -t 1000000 --no-trace -o "$T/nohup" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1) &
+P=$!
+kids=$(kids_of $P 2)
+kill -HUP $P; for k in $kids; do kill -HUP $k 2>/dev/null; done
+sleep 0.5
+alive=1; for k in $P $kids; do kill -0 $k 2>/dev/null || alive=0; done
+check "nohup: an ignored SIGHUP leaves it and its workers running" '[ $alive -eq 1 ] && [ "$(echo $kids | wc -w)" -eq 2 ]'
+kill -TERM $P; wait $P 2>/dev/null
+check "nohup: SIGTERM still ends them and leaves nothing" 'all_dead $kids && [ -z "$(find "$T/nohup" -name ".*.tmp.*" 2>/dev/null)" ]'
+for k in $kids; do kill -KILL $k 2>/dev/null; done
