@@ -26,19 +26,24 @@ static void *xfs_create(uint64_t capacity_sectors)
 	return alloc_base_create(capacity_sectors);
 }
 
+/* The reservation grows at the write that first passes its end, sized from
+ * the file size at that write.  The writer model may hand over several pages
+ * at once (writer.c), so the crossing is found page by page here: however
+ * the pages arrive, the reservations are the ones page-by-page write()s of
+ * 4 KiB would make. */
 static void xfs_dirtied(void *a, struct inode *inode, uint64_t size)
 {
 	struct alloc_inode *ai = alloc_inode_get(a, inode);
-	if (size <= ai->reserve_end)
-		return;
-	uint64_t p = 1;
-	while (p * 2 <= size + 1)
-		p *= 2;
-	if (p > XFS_MAXEXTLEN_PAGES)
-		p = XFS_MAXEXTLEN_PAGES;
-	if (p < XFS_WRITEIO_PAGES)
-		p = XFS_WRITEIO_PAGES;
-	ai->reserve_end = size + p;
+	while (size > ai->reserve_end) {
+		uint64_t at = ai->reserve_end + 1, p = 1;   /* the size after the crossing page */
+		while (p * 2 <= at + 1)
+			p *= 2;
+		if (p > XFS_MAXEXTLEN_PAGES)
+			p = XFS_MAXEXTLEN_PAGES;
+		if (p < XFS_WRITEIO_PAGES)
+			p = XFS_WRITEIO_PAGES;
+		ai->reserve_end = at + p;
+	}
 }
 
 static uint64_t xfs_map(void *a, struct inode *inode, uint64_t off, uint64_t want, uint64_t *sector)

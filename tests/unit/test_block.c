@@ -326,25 +326,52 @@ static void ext4_interleaves_files_in_normalised_windows(void **state)
 	alloc_ext4.destroy(al);
 }
 
+/* Reservations by hand: each time a page passes the reservation's end E,
+ * the new end is E + 1 + p, p the largest power of two <= (E + 2) / 2,
+ * clamped to 16..2^21 pages.  From 0: 17, 34, 67, 132, 261, 518, 1031,
+ * 2056, 4105, 8202. */
 static void xfs_extents_grow_with_the_file_through_eof_preallocation(void **state)
 {
 	(void)state;
 	struct inode a = { .ino = 12 }, b = { .ino = 13 };
 	void *al = alloc_xfs.create(1ULL << 30);
 	uint64_t n;
-	alloc_xfs.dirtied(al, &a, 1000);             /* reserve to 1000 + 512 */
-	alloc_xfs.dirtied(al, &b, 10);               /* reserve to 10 + 16 (the 64 KiB minimum) */
+	alloc_xfs.dirtied(al, &a, 1000);             /* reserve to 1031 */
+	alloc_xfs.dirtied(al, &b, 10);               /* reserve to 17 (the 64 KiB minimum) */
 	assert_int_equal(map(&alloc_xfs, al, &a, 0, 100, &n), C0);
 	assert_int_equal(n, 100);
-	assert_int_equal(map(&alloc_xfs, al, &b, 0, 10, &n), C0 + 1512 * 8);
-	assert_int_equal(map(&alloc_xfs, al, &a, 100, 900, &n), C0 + 100 * 8);  /* still contiguous */
-	assert_int_equal(n, 900);
-	alloc_xfs.dirtied(al, &a, 1400);             /* inside the reservation: no change */
-	alloc_xfs.dirtied(al, &a, 3000);             /* past it: 3000 + 2048 */
-	assert_int_equal(map(&alloc_xfs, al, &a, 1512, 100, &n), C0 + (1512 + 26) * 8);
-	uint64_t s2 = map(&alloc_xfs, al, &a, 5047, 1, &n);
-	assert_int_equal(s2, C0 + (1512 + 26 + 5047 - 1512) * 8);                /* one 3536-page extent */
+	assert_int_equal(map(&alloc_xfs, al, &b, 0, 10, &n), C0 + 1031 * 8);
+	assert_int_equal(map(&alloc_xfs, al, &a, 100, 5000, &n), C0 + 100 * 8);  /* still contiguous */
+	assert_int_equal(n, 931);
+	alloc_xfs.dirtied(al, &a, 1031);             /* inside the reservation: no change */
+	alloc_xfs.dirtied(al, &a, 3000);             /* past it: 2056, then 4105 */
+	assert_int_equal(map(&alloc_xfs, al, &a, 1031, 100, &n), C0 + (1031 + 17) * 8);
+	uint64_t s2 = map(&alloc_xfs, al, &a, 4104, 1, &n);
+	assert_int_equal(s2, C0 + (1031 + 17 + 4104 - 1031) * 8);                /* one 3074-page extent */
+	assert_int_equal(map(&alloc_xfs, al, &a, 1031, 1ULL << 20, &n), C0 + (1031 + 17) * 8);
+	assert_int_equal(n, 3074);
 	alloc_xfs.destroy(al);
+}
+
+/* The writer may account any number of pages in one call: the reservations
+ * must be those of page-by-page writes however the 5000 pages arrive. */
+static void xfs_reservations_do_not_depend_on_how_pages_arrive(void **state)
+{
+	(void)state;
+	static const uint64_t step[] = { 1, 7, 300, 5000 };
+	for (size_t k = 0; k < sizeof(step) / sizeof(step[0]); k++) {
+		struct inode a = { .ino = 12 };
+		void *al = alloc_xfs.create(1ULL << 30);
+		uint64_t n;
+		for (uint64_t size = 0; size < 5000;) {
+			size = size + step[k] < 5000 ? size + step[k] : 5000;
+			alloc_xfs.dirtied(al, &a, size);
+		}
+		assert_int_equal(map(&alloc_xfs, al, &a, 0, 1, &n), C0);           /* allocates the reservation */
+		assert_int_equal(map(&alloc_xfs, al, &a, 0, 1ULL << 22, &n), C0);  /* and reports its length */
+		assert_int_equal(n, 8202);
+		alloc_xfs.destroy(al);
+	}
 }
 
 static void btrfs_lands_interleaved_writeback_sequentially(void **state)
@@ -737,6 +764,7 @@ int main(void)
 		cmocka_unit_test(congestion_marks_follow_the_3x_thresholds),
 		cmocka_unit_test(ext4_interleaves_files_in_normalised_windows),
 		cmocka_unit_test(xfs_extents_grow_with_the_file_through_eof_preallocation),
+		cmocka_unit_test(xfs_reservations_do_not_depend_on_how_pages_arrive),
 		cmocka_unit_test(btrfs_lands_interleaved_writeback_sequentially),
 		cmocka_unit_test(hdd_write_through_pays_seek_and_rotation_off_the_head),
 		cmocka_unit_test(hdd_cache_completes_on_arrival_then_destages),
