@@ -116,12 +116,90 @@ static void heap_remove(struct sim *s, size_t i)
 		sift_down(s, i, last);
 }
 
+/*
+ * Unseen bursts.  A dd dirties pages at memory speed, and another thread can
+ * tell how many it has dirtied only when it reads what the pages change: the
+ * global, bdi and task counters, the inode, the writer's CPU.  A burst that
+ * ends without entering the throttle on a local file system changes those
+ * at its end and reads nothing another thread writes meanwhile (its own
+ * counters, its own CPU's ratelimit), so other writers' such burst ends need
+ * not cut it: two dd's no longer hand over page by page.  These bursts' ends
+ * are kept outside the heap, and sim_next_event_time() does not see them.
+ *
+ * The rule that keeps every reader exact: no event from the heap (a flusher
+ * pass, an I/O completion, a timer, a throttled writer) may run while an
+ * unseen burst spans it, except a burst of its last single page, which a
+ * page-by-page writer would have in flight too.  A burst is planned against
+ * the heap's next event, so only an event put in the heap later, during an
+ * unseen burst's end (a writer's next burst that ends in the throttle, or a
+ * barrier below), can land inside one: it cuts every burst that spans it to
+ * the pages done before it (writer.c).  A cut end may lie before the event
+ * being dispatched; it then runs next, out of time order, which is safe
+ * because between the cut end and the event nothing but unseen ends ran, and
+ * they read nothing the cut end writes.  An unseen end that finds it must
+ * read (its writer would enter the throttle, dirty a clean inode, cross a
+ * proportion period, or wait for a busy CPU) first puts itself in the heap at
+ * the same time (sim_unseen_barrier), which cuts the others.
+ *
+ * Results are byte-identical to cutting every burst at every event
+ * (writer_lookahead=0) when a page's CPU time is a whole number of ns: the
+ * page times are the same arithmetic either way.
+ */
+/* A writer's burst end is ordered after every other event of its time, and
+ * among the burst ends of that time by when its writer's run of bursts
+ * began (burst_order: the sequence of the resume that started it, so the
+ * writer woken first goes first): not by when the burst was planned, which
+ * depends on how often other threads' events cut it.  Every other event is
+ * ordered by its sequence. */
+#define KEY_BURST ((uint64_t)1 << 63)
+
+static unsigned __int128 burst_key(ktime_t when, const struct sthread *t)
+{
+	return (unsigned __int128)((uint64_t)when ^ (1ULL << 63)) << 64 | KEY_BURST | t->burst_order << 2 | HK_RESUME;
+}
+
+static unsigned __int128 unseen_key(const struct sthread *t)
+{
+	return burst_key(t->unseen_when, t);
+}
+
+static void unseen_del(struct sim *s, struct sthread *t)
+{
+	size_t i = t->unseen_idx - 1;
+	s->unseen[i] = s->unseen[--s->nunseen];
+	s->unseen[i]->unseen_idx = i + 1;
+	t->unseen_idx = 0;
+}
+
+static void heap_place(struct sim *s, size_t *pos, struct heap_ent e);
+
+/* An event going into the heap at `when` during an unseen end cuts the
+ * writers' bursts that span it (writer.c) */
+static void cut_bursts_before(struct sim *s, ktime_t when)
+{
+	if (s->unseen_dispatch && s->unseen_cut)
+		s->unseen_cut(s, when);
+}
+
+void sim_burst_move(struct sim *s, struct sthread *t, ktime_t when)
+{
+	if (t->unseen_idx)
+		t->unseen_when = when;
+	else if (t->heap_pos)
+		heap_place(s, &t->heap_pos, (struct heap_ent){ .key = burst_key(when, t), .ptr = t });
+}
+
 /* An owned event at `when`: its slot moved if it has one, else a new one.
  * The slot may be the one of the event being dispatched (s->spent): moving
  * it is a pop and a push in one sift. */
 static void heap_schedule(struct sim *s, size_t *pos, enum heap_kind kind, void *ptr, ktime_t when)
 {
-	struct heap_ent e = { .key = ent_key(when, s->seq++, kind), .ptr = ptr };
+	cut_bursts_before(s, when);
+	heap_place(s, pos, (struct heap_ent){ .key = ent_key(when, s->seq++, kind), .ptr = ptr });
+}
+
+static void heap_place(struct sim *s, size_t *pos, struct heap_ent e)
+{
 	if (!*pos) {
 		heap_push(s, e);
 		return;
@@ -138,6 +216,8 @@ static void heap_schedule(struct sim *s, size_t *pos, enum heap_kind kind, void 
 
 static void schedule_resume(struct sim *s, struct sthread *t, ktime_t when)
 {
+	if (t->unseen_idx)
+		unseen_del(s, t);
 	heap_schedule(s, &t->heap_pos, HK_RESUME, t, when);
 }
 
@@ -151,6 +231,7 @@ void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, 
 	t->wake_gen = 0;
 	t->heap_pos = 0;
 	t->wq_next = NULL;
+	t->unseen_idx = 0;
 	if (coro_init(&t->co, s->p.stack_kb * 1024, fn, arg)) {
 		/* no way to unwind a half-built machine: say why, then stop */
 		fprintf(stderr, "wblab: cannot map a %llu KiB stack for thread %s (stack_kb)\n",
@@ -172,6 +253,46 @@ void sim_sleep_ns(struct sim *s, ktime_t ns)
 	struct sthread *t = s->current;
 	t->wake_gen++;
 	schedule_resume(s, t, s->now + (ns > 0 ? ns : 0));
+	yield_to_sched(s);
+}
+
+/* The current writer's next resume is the end of a burst: in the heap, or
+ * if it is unseen beside it. */
+void sim_sleep_burst(struct sim *s, ktime_t until, int unseen)
+{
+	struct sthread *t = s->current;
+	t->wake_gen++;
+	if (!unseen) {
+		cut_bursts_before(s, until);
+		heap_place(s, &t->heap_pos, (struct heap_ent){ .key = burst_key(until, t), .ptr = t });
+		yield_to_sched(s);
+		return;
+	}
+	if (t->heap_pos)
+		heap_remove(s, t->heap_pos - 1);
+	if (s->nunseen == s->unseen_cap) {
+		size_t cap = s->unseen_cap ? s->unseen_cap * 2 : 16;
+		struct sthread **u = realloc(s->unseen, cap * sizeof(*u));
+		if (!u)
+			abort();
+		s->unseen = u;
+		s->unseen_cap = cap;
+	}
+	t->unseen_when = until;
+	s->unseen[s->nunseen++] = t;
+	t->unseen_idx = s->nunseen;
+	yield_to_sched(s);
+}
+
+/* An unseen burst's end that must read after all: it goes into the heap at
+ * its own place (its time, its writer's order), which cuts the bursts
+ * spanning it, and runs after their cut ends. */
+void sim_unseen_barrier(struct sim *s)
+{
+	struct sthread *t = s->current;
+	t->wake_gen++;
+	cut_bursts_before(s, s->now);
+	heap_place(s, &t->heap_pos, (struct heap_ent){ .key = burst_key(s->now, t), .ptr = t });
 	yield_to_sched(s);
 }
 
@@ -285,6 +406,7 @@ void sim_timer_cancel(struct sim_timer *tm)
 
 void sim_call_at(struct sim *s, ktime_t when, void (*fn)(struct sim *, void *), void *arg)
 {
+	cut_bursts_before(s, when);
 	struct heap_ent e = { .key = ent_key(when, s->seq++, HK_CALL), .ptr = arg, .fn = fn };
 	heap_push(s, e);
 }
@@ -328,6 +450,16 @@ ktime_t sim_next_event_time(const struct sim *s)
 	return top && ent_time(top) < s->end ? ent_time(top) : s->end;
 }
 
+/* The next event of any other thread, unseen burst ends included. */
+ktime_t sim_next_event_time_all(const struct sim *s)
+{
+	ktime_t next = sim_next_event_time(s);
+	for (size_t i = 0; i < s->nunseen; i++)
+		if (s->unseen[i]->unseen_when < next)
+			next = s->unseen[i]->unseen_when;
+	return next;
+}
+
 void cpu_run(struct sim *s, struct sthread *t, ktime_t ns)
 {
 	cpu_run_from(s, t, cpu_free_at(s, t), ns);
@@ -357,16 +489,45 @@ double sim_rand(struct sim *s)
  * when the dispatch returns is removed then. */
 int sim_run_events(struct sim *s)
 {
-	while (s->heap_len) {
-		struct heap_ent *top = &s->heap[0];
+	while (s->heap_len || s->nunseen) {
+		struct heap_ent *top = s->heap_len ? &s->heap[0] : NULL;
+		struct sthread *u = NULL;
+		for (size_t i = 0; i < s->nunseen; i++)
+			if (!u || unseen_key(s->unseen[i]) < unseen_key(u))
+				u = s->unseen[i];
+		if (u && (!top || unseen_key(u) < top->key)) {
+			if (u->unseen_when > s->end)
+				break;
+			s->now = u->unseen_when;
+			s->events++;
+			s->heap_len_sum += s->heap_len + s->nunseen - 1;
+			unseen_del(s, u);
+			s->unseen_dispatch = 1;
+			s->current = u;
+			coro_switch(&s->sched, &u->co);
+			s->current = NULL;
+			s->unseen_dispatch = 0;
+			if (s->spent) {
+				heap_remove(s, *s->spent - 1);
+				s->spent = NULL;
+			}
+			if (s->p.debug_checks)
+				sim_check_invariants(s);
+			if (s->error[0])
+				return -1;
+			continue;
+		}
 		if (ent_time(top) > s->end)
 			break;
 		s->now = ent_time(top);
 		s->events++;
-		s->heap_len_sum += s->heap_len - 1;   /* the others: this one stays in place while it runs */
+		s->heap_len_sum += s->heap_len + s->nunseen - 1;   /* the others: this one stays in place while it runs */
 		switch (ent_kind(top)) {
 		case HK_RESUME: {
 			struct sthread *t = top->ptr;
+			/* a resume that is not a burst's end starts a run of bursts */
+			if (!((uint64_t)top->key & KEY_BURST))
+				t->burst_order = (uint64_t)top->key >> 2;
 			s->spent = &t->heap_pos;
 			s->current = t;
 			coro_switch(&s->sched, &t->co);

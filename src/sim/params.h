@@ -88,6 +88,7 @@ struct sim_params {
 	/* 1: per-CPU vmstat deltas (docs/throttling-model.md, Per-CPU counter drift); 0: exact */
 	uint64_t vmstat_drift;
 	uint64_t cpu_migrate;
+	uint64_t writer_lookahead; /* 1: unseen writer bursts (engine.c) */
 	uint64_t bdi_min_ratio, bdi_max_ratio;
 	uint64_t bdi_strict_limit; /* 1: BDI_CAP_STRICTLIMIT (honoured by the current model only) */
 	/* the bdi's estimates at the start, KB/s (a loop device's bdi outlives

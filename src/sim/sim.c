@@ -236,6 +236,7 @@ void sim_destroy(struct sim *s)
 	free(s->tasks);
 	free(s->inodes);
 	free(s->heap);
+	free(s->unseen);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -33,6 +33,10 @@ struct sthread {
 	uint64_t wake_gen;           /* bumped by every wake-up and sleep (sim_wait's result) */
 	size_t heap_pos;             /* 1 + index of its one resume event in the heap, 0: none */
 	struct sthread *wq_next;     /* link while on a wait queue */
+	/* or its resume is the end of an unseen burst (engine.c), kept outside the heap */
+	ktime_t unseen_when;
+	uint64_t burst_order;        /* burst ends of one time run in this order (engine.c) */
+	size_t unseen_idx;           /* 1 + index in sim.unseen, 0: none */
 };
 
 struct waitq { struct sthread *head, *tail; };
@@ -177,6 +181,12 @@ struct task {
 	 * fraction of a fresh page carried between write bursts (rand_pages.h) */
 	uint64_t rand_file_pages;
 	double rand_carry;
+	/* the unseen burst in flight (writer.c): n pages from start, one per
+	 * per_page ns; a cut shortens n */
+	ktime_t burst_start;
+	double burst_per_page;
+	uint64_t burst_n;
+	int burst_in_flight;
 };
 
 /* ---- the whole machine ----------------------------------------------------- */
@@ -193,6 +203,13 @@ struct sim {
 	struct heap_ent *heap;
 	size_t heap_len, heap_cap;
 	size_t *spent;                 /* heap_pos of the entry being dispatched, until it is moved */
+	/* unseen bursts (engine.c): their ends, the one being dispatched, and
+	 * the writers' rule that cuts bursts short of a new event */
+	struct sthread **unseen;
+	size_t nunseen, unseen_cap;
+	int unseen_dispatch;
+	uint64_t burst_pages;          /* pages of the local writers' bursts in flight (writer.c) */
+	void (*unseen_cut)(struct sim *s, ktime_t before);
 	struct coro sched;             /* the scheduler's own context */
 	struct sthread *current;
 	uint64_t rng;
@@ -284,6 +301,10 @@ ktime_t cpu_free_at(struct sim *s, struct sthread *t);
 /* The time of the earliest pending event (the run's end if none): until then
  * no other thread can look at what the running one changes. */
 ktime_t sim_next_event_time(const struct sim *s);
+ktime_t sim_next_event_time_all(const struct sim *s);
+void sim_sleep_burst(struct sim *s, ktime_t until, int unseen);
+void sim_burst_move(struct sim *s, struct sthread *t, ktime_t when);
+void sim_unseen_barrier(struct sim *s);
 double sim_rand(struct sim *s);        /* uniform [0,1) */
 void sim_check_invariants(struct sim *s);
 

@@ -195,6 +195,83 @@ static void next_event_excludes_the_running_thread(void **state)
 	free(s);
 }
 
+/* Burst ends (sim_sleep_burst) of one ns run after every other event of
+ * that ns, and among themselves in the order their writers' runs began: here
+ * "b" started first, so its burst end runs before "a"'s, whichever is unseen.
+ * An unseen end is outside the heap: sim_next_event_time() does not see it,
+ * sim_next_event_time_all() does.  An event put in the heap while an unseen
+ * end runs asks the writers' rule to cut bursts before it; elsewhere not. */
+static ktime_t cut_before[4];
+static int ncut;
+static void record_cut(struct sim *s, ktime_t before)
+{
+	(void)s;
+	if (ncut < 4)
+		cut_before[ncut++] = before;
+}
+
+static ktime_t next_heap, next_all;
+static struct sim_timer burst_tm = { .fn = mark, .arg = "t" };
+static void burster_a(void *arg)
+{
+	struct sim *s = arg;
+	sim_sleep_burst(s, 200, 1);          /* unseen */
+	strcat(order, "A");
+	sim_sleep_burst(s, 300, 1);          /* unseen again, no cut asked */
+	strcat(order, "a");
+	sim_timer_arm(s, &burst_tm, 350);    /* from an unseen end: cuts before 350 */
+	sim_sleep_burst(s, 1000000000, 0);
+}
+
+static void burster_b(void *arg)
+{
+	struct sim *s = arg;
+	next_heap = sim_next_event_time(s);
+	sim_sleep_burst(s, 300, 0);          /* in the heap */
+	strcat(order, "b");
+	sim_sleep_ns(s, 1000000000);         /* from a heap event: no cut */
+}
+
+static void burster_c(void *arg)
+{
+	struct sim *s = arg;
+	sim_sleep_ns(s, 10);
+	next_all = sim_next_event_time_all(s);
+	next_heap = sim_next_event_time(s);
+	sim_sleep_ns(s, 1000000000);
+}
+
+static void burst_ends_run_after_other_events_in_the_order_runs_began(void **state)
+{
+	(void)state;
+	struct sim *s = bare_sim();
+	struct sthread a, b, c;
+	struct sim_timer t300 = { .fn = mark, .arg = "x" };
+	order[0] = 0;
+	ncut = 0;
+	s->unseen_cut = record_cut;
+	s->cpu_busy_until = calloc(1, sizeof(*s->cpu_busy_until));
+	sthread_start(s, &b, "b", 2, 0, burster_b, s);
+	sthread_start(s, &a, "a", 1, 0, burster_a, s);
+	sthread_start(s, &c, "c", 3, 0, burster_c, s);
+	sim_timer_arm(s, &t300, 300);        /* armed after both runs began */
+	s->end = 1000;
+	assert_int_equal(sim_run_events(s), 0);
+	assert_string_equal(order, "Axbat");
+	assert_int_equal(next_all, 200);     /* a's unseen end */
+	assert_int_equal(next_heap, 300);    /* b's end and the timer: a's is not in the heap */
+	assert_int_equal(ncut, 2);           /* the timer at 350 and a's next burst end */
+	assert_int_equal(cut_before[0], 350);
+	assert_int_equal(cut_before[1], 1000000000);
+	coro_free(&a.co);
+	coro_free(&b.co);
+	coro_free(&c.co);
+	free(s->cpu_busy_until);
+	free(s->unseen);
+	free(s->heap);
+	free(s);
+}
+
 /* a wake-up onto a CPU idle for the deep state's residency pays its exit
  * latency; onto one that idled less, or a busy one, only wakeup_ns */
 static void wakeups_after_a_long_idle_pay_the_exit_latency(void **state)
@@ -243,6 +320,7 @@ int main(void)
 		cmocka_unit_test(wakeups_before_a_wait_are_spent),
 		cmocka_unit_test(busy_threads_move_to_the_cpu_that_frees_first),
 		cmocka_unit_test(next_event_excludes_the_running_thread),
+		cmocka_unit_test(burst_ends_run_after_other_events_in_the_order_runs_began),
 		cmocka_unit_test(wakeups_after_a_long_idle_pay_the_exit_latency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
