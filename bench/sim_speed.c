@@ -5,14 +5,12 @@
  * Per case it also prints the events the run dispatched (WBLAB_BENCH_COUNTS)
  * and their rate against the bare event loop's (loop_limit.c), and for the
  * matrix the bound those events set.  Issue 13's target, >= 3000 simulated s
- * per CPU s, is beyond that bound: the 100 s matrix dispatches 45.5 M events
- * (the model's: writers dirty until another thread's next event, so 2 and
- * 10 dd's hand over about every page) and the bare loop runs ~16 M per CPU s
- * here, ~2.8 CPU s or at most ~1700 simulated s per CPU s with a free model.
- * Measured (3.1-vanilla 10 dd 1024M, callgrind): ~1100 instructions per
- * event, ~180 per heap reschedule, ~1300 per trace event, ~2850 per
- * balance_dirty_pages call.  3000 needs fewer events (writers batched past
- * each other's events while staying exact), not a cheaper loop. */
+ * per CPU s, is beyond what the model costs per event: writers that look
+ * past each other (writer_lookahead, docs/model.md) halved the 30 s matrix's
+ * events (16.2 M to 8.5 M, a bound of ~2500 simulated s per CPU s with a free
+ * model), but the instructions fell by a fifth (17.9 G to 14.3 G, callgrind):
+ * what is left is the throttle, the trace (zstd ~18 %, its encoding ~10 %)
+ * and the graph series and stats computed from every event.  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
