@@ -202,8 +202,7 @@ static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
 
 /* A stopped wblab takes its workers with it and removes what they had
  * written so far (each one's hidden ROOT/GROUP/.LEAF.tmp.PID), then dies of
- * the same signal: nothing half-written stays behind.  (Without workers,
- * -j1, the one process just dies, and its temporary directory stays.) */
+ * the same signal: nothing half-written stays behind. */
 static void stop_workers(const struct sim_job *js, const pid_t *pid, const int *job, int slots)
 {
 	for (int i = 0; i < slots; i++)
@@ -229,13 +228,10 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	double t0 = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	progress(0, n, t0, on);
-	if (jobs <= 1) {
-		for (int i = 0; i < n; i++) {
-			failed += simulate_one(&js[i]);
-			progress(++done, n, t0, on);
-		}
-		return failed;
-	}
+	if (jobs < 1)
+		jobs = 1;
+	/* -j1 too runs each job in a worker: a stopped wblab then removes the
+	 * half-written result whatever -j was */
 	pid_t *pid = calloc((size_t)jobs, sizeof(*pid));
 	int *job = calloc((size_t)jobs, sizeof(*job));
 	if (!pid || !job) {

@@ -56,6 +56,14 @@ stop_with() { # what label sig expect
 stop_with sim sim TERM 143
 stop_with seed seed TERM 143
 stop_with sim hup HUP 129   # a closed terminal
+# -j1 runs its one job in a worker too: a stop removes its half-written result
+"$W" sim -j1 -t 1000000 --no-trace -o "$T/j1" ext4-2dd-4k-8p-4096M-100M:10 >/dev/null 2>&1 &
+P=$!
+kids=$(kids_of $P 1)
+check "sim -j1 TERM: its job runs in a worker ($kids)" '[ "$(echo $kids | wc -w)" -eq 1 ]'
+kill -TERM $P; wait $P 2>/dev/null; rc=$?
+check "sim -j1 TERM: it dies of the signal, the worker with it" '[ $rc -eq 143 ] && all_dead $kids'
+check "sim -j1 TERM: no half-written result left" '[ -z "$(find "$T/j1" -name ".*.tmp.*" 2>/dev/null)" ] && [ -z "$(find "$T/j1" -name stats 2>/dev/null)" ]'
 # a run that is not stopped is not disturbed: both results, no leftovers
 "$W" sim -j2 -t 5 --no-trace -o "$T/ok" 'ext4-{1,2}dd-4k-8p-4096M-100M:10' >/dev/null 2>&1; rc=$?
 check "sim -j2 to the end: exit 0, four results, nothing hidden left" \
