@@ -482,6 +482,37 @@ double sim_rand(struct sim *s)
 	return (double)((x * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
 }
 
+/* Runs the heap's first event; its slot stays in place while it runs. */
+static void dispatch_heap_top(struct sim *s, struct heap_ent *top)
+{
+	switch (ent_kind(top)) {
+	case HK_RESUME: {
+		struct sthread *t = top->ptr;
+		/* a resume that is not a burst's end starts a run of bursts */
+		if (!((uint64_t)top->key & KEY_BURST))
+			t->burst_order = (uint64_t)top->key >> 2;
+		s->spent = &t->heap_pos;
+		s->current = t;
+		coro_switch(&s->sched, &t->co);
+		s->current = NULL;
+		break;
+	}
+	case HK_TIMER: {
+		struct sim_timer *tm = top->ptr;
+		s->spent = &tm->heap_pos;
+		tm->pending = 0;
+		tm->fn(s, tm->arg);
+		break;
+	}
+	case HK_CALL: {
+		struct heap_ent e = *top;
+		heap_remove(s, 0);
+		e.fn(s, e.ptr);
+		break;
+	}
+	}
+}
+
 /* Runs events until the end time; returns 0, or -1 if an invariant broke.
  * A thread's or timer's entry stays in place while it is dispatched (marked
  * spent): most reschedule themselves while running, which then moves the
@@ -507,46 +538,13 @@ int sim_run_events(struct sim *s)
 			coro_switch(&s->sched, &u->co);
 			s->current = NULL;
 			s->unseen_dispatch = 0;
-			if (s->spent) {
-				heap_remove(s, *s->spent - 1);
-				s->spent = NULL;
-			}
-			if (s->p.debug_checks)
-				sim_check_invariants(s);
-			if (s->error[0])
-				return -1;
-			continue;
-		}
-		if (ent_time(top) > s->end)
-			break;
-		s->now = ent_time(top);
-		s->events++;
-		s->heap_len_sum += s->heap_len + s->nunseen - 1;   /* the others: this one stays in place while it runs */
-		switch (ent_kind(top)) {
-		case HK_RESUME: {
-			struct sthread *t = top->ptr;
-			/* a resume that is not a burst's end starts a run of bursts */
-			if (!((uint64_t)top->key & KEY_BURST))
-				t->burst_order = (uint64_t)top->key >> 2;
-			s->spent = &t->heap_pos;
-			s->current = t;
-			coro_switch(&s->sched, &t->co);
-			s->current = NULL;
-			break;
-		}
-		case HK_TIMER: {
-			struct sim_timer *tm = top->ptr;
-			s->spent = &tm->heap_pos;
-			tm->pending = 0;
-			tm->fn(s, tm->arg);
-			break;
-		}
-		case HK_CALL: {
-			struct heap_ent e = *top;
-			heap_remove(s, 0);
-			e.fn(s, e.ptr);
-			break;
-		}
+		} else {
+			if (ent_time(top) > s->end)
+				break;
+			s->now = ent_time(top);
+			s->events++;
+			s->heap_len_sum += s->heap_len + s->nunseen - 1;   /* the others: this one stays in place while it runs */
+			dispatch_heap_top(s, top);
 		}
 		if (s->spent) {
 			heap_remove(s, *s->spent - 1);
