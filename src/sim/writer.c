@@ -59,14 +59,16 @@ static ktime_t burst_end(const struct task *t, uint64_t n)
  */
 static int may_look_ahead(struct sim *s, ktime_t start, double per_page, uint64_t n)
 {
-	if (!s->p.writer_lookahead)
+	/* (a writer that waits for its CPU gains nothing: its burst would be
+	 * cut again at most other writers' ends, which only adds events) */
+	if (!s->p.writer_lookahead || start != s->now)
 		return 0;
 	if (!s->model->task_dirty_proportion)
 		return 1;
 	uint64_t half = 1ULL << (s->vm_dirties.shift - 1);
 	double pp_min = s->p.cpu_page_ns;      /* no writer copies a page faster */
 	uint64_t most = (uint64_t)(s->p.batch_max_us * 1000.0 / pp_min) + 1;
-	uint64_t during = (uint64_t)(((double)(start - s->now) + (double)n * per_page) / pp_min) + 1;
+	uint64_t during = (uint64_t)((double)n * per_page / pp_min) + 1;
 	uint64_t others = (uint64_t)(s->ntasks - 1) * (most + during + 1);
 	return (s->vm_dirties.events & (half - 1)) + s->burst_pages + n + others < half;
 }
