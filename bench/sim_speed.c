@@ -7,8 +7,8 @@
  * matrix the bound those events set.  Issue 13's target, >= 3000 simulated s
  * per CPU s, is beyond what the model costs per event: writers that look
  * past each other (writer_lookahead, docs/model.md) halved the 30 s matrix's
- * events (16.2 M to 8.5 M, a bound of ~2500 simulated s per CPU s with a free
- * model), but the instructions fell by a fifth (17.9 G to 14.3 G, callgrind):
+ * events (16.2 M to 8.6 M, a bound of ~2800 simulated s per CPU s with a free
+ * model), but the instructions fell by a quarter (17.9 G to 13.6 G, callgrind):
  * what is left is the throttle, the trace (zstd ~18 %, its encoding ~10 %)
  * and the graph series and stats computed from every event.  */
 #define _GNU_SOURCE

@@ -38,8 +38,8 @@ static double frame_fault_ns(struct sim *s, struct task *t)
 	return t->frame_block_unbacked ? s->p.host_fault_ns : 0;
 }
 
-/* The end of burst `ns` long from `start`: the one formula for every page
- * count, so a burst cut short ends where a shorter burst would have. */
+/* The end of a burst of n pages from burst_start: the one formula for every
+ * page count, so a burst cut short ends where a shorter burst would have. */
 static ktime_t burst_end(const struct task *t, uint64_t n)
 {
 	return t->burst_start + (ktime_t)((double)n * t->burst_per_page);
