@@ -139,7 +139,10 @@ static void heap_remove(struct sim *s, size_t i)
  * they read nothing the cut end writes.  An unseen end that finds it must
  * read (its writer would enter the throttle, dirty a clean inode, cross a
  * proportion period, or wait for a busy CPU) first puts itself in the heap at
- * the same time (sim_unseen_barrier), which cuts the others.
+ * the same time (sim_unseen_barrier), which cuts the others.  What an end
+ * writes that depends on its own time, not on the pages (the dirtied_when a
+ * clean inode gets), would depend on where the burst was cut: a burst into
+ * a clean inode is therefore one page, the page that dirties it.
  *
  * Results are byte-identical to cutting every burst at every event
  * (writer_lookahead=0) when a page's CPU time is a whole number of ns: the

@@ -5,7 +5,8 @@
 # events.  The cases are the ones where the rules matter: two and ten dd's
 # (ten on 8 CPUs share CPUs and migrate), five on 2 CPUs pinned, xfs's
 # reservations, 3.1's task-proportion periods (10M: a period every 4096
-# pages), every model.
+# pages), every model, a fast tick (hz=10000: the jiffy a clean inode is
+# dirtied in shows where the first burst into it ended).
 set -u
 . "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
@@ -34,6 +35,8 @@ run p -t 15 -k all ext4-5dd-4k-2p-4096M-1M:10 ext4-3dd-64k-2p-4096M-100M:10
 same "5 dd's on 2 CPUs and 64k writes: lookahead changes nothing" "$T/p.0" "$T/p.1"
 run c -t 20 -k all --set cpu_migrate=0 ext4-5dd-4k-2p-4096M-1M:10
 same "pinned writers sharing CPUs: lookahead changes nothing" "$T/c.0" "$T/c.1"
+run h -t 15 -k all --set hz=10000 'ext4-{2,10}dd-4k-8p-4096M-{10M,100M}:10'
+same "hz=10000: lookahead changes nothing" "$T/h.0" "$T/h.1"
 run d -t 8 -k 3.1-vanilla,current --set debug_checks=1 ext4-10dd-4k-8p-4096M-10M:10 xfs-2dd-4k-8p-4096M-100M:10
 same "with debug_checks: no invariant broke, lookahead changes nothing" "$T/d.0" "$T/d.1"
 check "no run failed" '! grep -q . "$T"/*.err0 "$T"/*.err1'
