@@ -15,6 +15,7 @@
 #include "result/metrics.h"
 #include "trace/trace_read.h"
 #include "trace/trace_format.h"
+#include "stats_text.h"
 
 static void feed(struct stats_acc *s, const char *line)
 {
@@ -113,14 +114,7 @@ static char *all_branches(int producer_keys)
 				stats_set(s, n, 1);
 		}
 	stats_set(s, "untraced_dev_write_bw", 1);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(stats_write(s, f), 0);
-	fclose(f);
-	stats_free(s);
-	return buf;
+	return stats_text(s);
 }
 
 static void test_every_printed_key_is_a_row_in_table_order(void **state)

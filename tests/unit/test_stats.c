@@ -34,6 +34,7 @@
 #include <cmocka.h>
 #include "analysis/stats.h"
 #include "trace/trace_read.h"
+#include "stats_text.h"
 
 static void feed_line(struct stats_acc *s, const char *line)
 {
@@ -72,18 +73,6 @@ static void bdr(struct stats_acc *s, double t, int rl, int balanced, int awbw)
 	feed_line(s, line);
 }
 
-/* What stats_write prints for s, which it frees. */
-static char *stats_text(struct stats_acc *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(stats_write(s, f), 0);
-	fclose(f);
-	stats_free(s);
-	return buf;
-}
 
 static char *hand_trace_stats(void)
 {
