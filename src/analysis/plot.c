@@ -26,6 +26,15 @@ void plot_series_init(struct plot_series *s, int max_points)
 {
 	memset(s, 0, sizeof(*s));
 	s->max_points = max_points <= 0 ? PLOT_MAX_POINTS : max_points < 4 ? 4 : max_points;
+	s->width0 = 1;
+}
+
+void plot_series_expect_span(struct plot_series *s, int64_t span_us)
+{
+	int64_t cap = s->max_points / 2, w = 1;
+	while (span_us > 0 && span_us / w >= cap && w < (INT64_C(1) << 52))
+		w *= 2;
+	s->width0 = w;
 }
 
 void plot_series_free(struct plot_series *s)
@@ -73,7 +82,8 @@ static void series_coarsen(struct plot_series *s)
 			bucket_merge(&m, &s->b[2 * i + 1]);
 		s->b[i] = m;
 	}
-	memset(s->b + half, 0, (size_t)(s->cap - half) * sizeof(*s->b));
+	/* buckets from `used` on are still empty: only the moved-out ones are cleared */
+	memset(s->b + half, 0, (size_t)(s->used - half) * sizeof(*s->b));
 	s->used = half;
 	s->width *= 2;
 	s->last_hi = s->last_lo = 0;    /* the cached bucket moved */
@@ -92,7 +102,7 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 		if (!s->b)
 			return -1;
 		s->t0 = t;
-		s->width = 1;
+		s->width = s->width0 > 0 ? s->width0 : 1;
 	}
 	if (t >= s->last_lo && t < s->last_hi && s->fed) {
 		bucket_put(&s->b[s->last], t, v);
@@ -260,6 +270,7 @@ struct task {
 struct plot_run {
 	char label[128];
 	int max_points;
+	int64_t span_us;        /* plot_run_expect_span's, 0: none */
 	int have_t0;
 	int64_t t0;
 	uint64_t nev[EV_TYPE_COUNT];
@@ -286,6 +297,22 @@ struct plot_run *plot_run_new(const char *label, int max_points)
 	for (int i = 0; i < S_COUNT; i++)
 		plot_series_init(&r->s[i], max_points);
 	return r;
+}
+
+void plot_run_expect_span(struct plot_run *r, int64_t span_us)
+{
+	r->span_us = span_us;
+	for (int i = 0; i < S_COUNT; i++)
+		plot_series_expect_span(&r->s[i], span_us);
+}
+
+/* a task's or file's series: a quarter of the points (cumulative lines only rise) */
+static void run_series_init(const struct plot_run *r, struct plot_series *s)
+{
+	int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
+	plot_series_init(s, mp / 4);
+	if (r->span_us > 0)
+		plot_series_expect_span(s, r->span_us);
 }
 
 void plot_run_free(struct plot_run *r)
@@ -346,9 +373,7 @@ static struct task *task_get(struct plot_run *r, const struct wb_event *e)
 	memset(t, 0, sizeof(*t));
 	t->pid = e->pid;
 	snprintf(t->title, sizeof(t->title), "%s-%d", e->comm[0] ? e->comm : "task", e->pid);
-	/* Cumulative lines only rise: a quarter of the points draws them as well. */
-	int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
-	plot_series_init(&t->s, mp / 4);
+	run_series_init(r, &t->s);
 	return t;
 }
 
@@ -426,8 +451,7 @@ static int feed_wsi(struct plot_run *r, const struct wb_event *e)
 		memset(t, 0, sizeof(*t));
 		t->ino = (uint64_t)e->v[F_INO];
 		snprintf(t->title, sizeof(t->title), "ino %llu", (unsigned long long)t->ino);
-		int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
-		plot_series_init(&t->s, mp / 4);
+		run_series_init(r, &t->s);
 	}
 	return series_add(&t->s, e->ts_us, (double)e->v[F_INDEX] * PAGES_TO_MB);
 }
@@ -634,8 +658,7 @@ static struct plot_series *series_by_id(struct plot_run *r, const char *id)
 		return NULL;
 	}
 	t->pid = pid;
-	int mp = r->max_points > 0 ? r->max_points : PLOT_MAX_POINTS;
-	plot_series_init(&t->s, mp / 4);
+	run_series_init(r, &t->s);
 	return &t->s;
 }
 

@@ -33,6 +33,7 @@ struct plot_series {
 	int max_points;
 	int64_t t0;             /* time of the first point: bucket 0 starts here */
 	int64_t width;          /* bucket width, us */
+	int64_t width0;         /* the width the first point starts (1, or plot_run_expect_span's) */
 	int used;               /* highest used bucket + 1 */
 	uint64_t fed;           /* points given to plot_series_add */
 	int last;               /* bucket of the last point, and its time span: */
@@ -45,6 +46,10 @@ struct plot_series {
 /* max_points <= 0 means PLOT_MAX_POINTS; at least 4. */
 void plot_series_init(struct plot_series *s, int max_points);
 void plot_series_free(struct plot_series *s);
+/* Before the first point: start at the smallest power-of-two bucket width
+ * that holds span_us, where coarsening from 1 us ends for a series spanning
+ * it (same buckets, without the ~15 merging passes on the way). */
+void plot_series_expect_span(struct plot_series *s, int64_t span_us);
 /* Returns 0, or -1 when out of memory. */
 int plot_series_add(struct plot_series *s, int64_t t_us, double v);
 /* Calls cb for each kept point in time order (a bucket's min and max, or its
@@ -78,6 +83,13 @@ struct plot_run;
 
 /* label names the run in keys (its meta kernel). */
 struct plot_run *plot_run_new(const char *label, int max_points);
+/* The events to come span at most span_us (a simulated run knows its
+ * length): each series starts at the bucket width that span needs instead
+ * of 1 us, so it does not merge its way up there (~15 passes over every
+ * series).  A series that spans it ends as it would have; a shorter one
+ * keeps coarser buckets, still at least two per pixel column of a graph of
+ * the whole run.  Call before the first event. */
+void plot_run_expect_span(struct plot_run *r, int64_t span_us);
 void plot_run_free(struct plot_run *r);
 /* Feed events in file order.  Returns 0, or -1 when out of memory. */
 int plot_run_feed(struct plot_run *r, const struct wb_event *e);

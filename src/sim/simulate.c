@@ -100,6 +100,8 @@ int simulate_one(const struct sim_job *j)
 		wb_error("out of memory");
 		goto abort;
 	}
+	if (s->plot)
+		plot_run_expect_span(s->plot, (int64_t)(j->runtime * 1e6));
 	if (sim_run(s, j->runtime)) {
 		wb_error("%s/%s under %s: %s at %.6f s: %s", j->c.group, j->c.name, j->model->name,
 			 j->model->plugin_path ? "policy contract violated" : "model invariant broken",

@@ -203,17 +203,25 @@ int fmt_g9(char *out, double v)
 	}
 	if (!(a >= 1e-4 && a < 1e9))
 		return snprintf(out, 32, "%.9g", v);
-	int k = 0;
-	double x = a;
-	while (x != floor(x) && k < 24) {
-		x *= 2;   /* exact: a power of two */
-		k++;
-	}
-	if (x != floor(x) || x >= 9007199254740992.0)
+	/* a = m * 2^e from its bits, m odd: k = -e fractional binary digits */
+	uint64_t bits;
+	memcpy(&bits, &a, sizeof(bits));
+	uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+	int e = (int)((bits >> 52) & 0x7ff) - 1075;
+	int tz = __builtin_ctzll(m);
+	m >>= tz;
+	e += tz;
+	int k = e < 0 ? -e : 0;
+	if (k > 24)
 		return snprintf(out, 32, "%.9g", v);
-	unsigned __int128 wide = (unsigned __int128)(uint64_t)x;
-	for (int i = 0; i < k; i++)
-		wide *= 5;
+	if (e > 0)
+		m <<= e;          /* a < 1e9: no overflow */
+	static const uint64_t pow5[25] = {
+		1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125, 9765625, 48828125,
+		244140625, 1220703125, 6103515625, 30517578125, 152587890625, 762939453125,
+		3814697265625, 19073486328125, 95367431640625, 476837158203125,
+		2384185791015625, 11920928955078125, 59604644775390625 };
+	unsigned __int128 wide = (unsigned __int128)m * pow5[k];
 	if (wide >> 64)
 		return snprintf(out, 32, "%.9g", v);
 	uint64_t nd = (uint64_t)wide, p10 = 1;

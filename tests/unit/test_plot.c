@@ -130,6 +130,75 @@ static void decimation_out_of_order(void **state)
 	plot_series_free(&s);
 }
 
+/* every point of a series, for comparing two whole series */
+struct all_pts {
+	size_t n;
+	int64_t t[4096];
+	double v[4096];
+};
+
+static int collect_all(void *arg, int64_t t, double v)
+{
+	struct all_pts *p = arg;
+	if (p->n < 4096) {
+		p->t[p->n] = t;
+		p->v[p->n] = v;
+	}
+	p->n++;
+	return 0;
+}
+
+/* Starting at the span's width gives the very buckets that coarsening from
+ * 1 us reaches for a series spanning it, without coarsening on the way; a
+ * series spanning less keeps the coarser buckets, min and max intact. */
+static void expected_span_same_buckets(void **state)
+{
+	(void)state;
+	const int64_t span = 30000000;   /* 30 s */
+	struct plot_series a, b, c;
+	plot_series_init(&a, 2000);
+	plot_series_init(&b, 2000);
+	plot_series_init(&c, 2000);
+	plot_series_expect_span(&b, span);
+	plot_series_expect_span(&c, span);
+	assert_int_equal(b.width0, 32768);   /* 30 s / 2^15 us < 1000 buckets <= 30 s / 2^14 */
+	uint64_t x = 12345;
+	int64_t t = 0;
+	double v = 0, cmin = 1e300, cmax = -1e300;
+	while (t <= span - 20000) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		t += 1 + (int64_t)(x >> 50);          /* 1 us .. 16 ms steps */
+		v += (double)((int64_t)(x >> 40) % 7) - 3;
+		plot_series_add(&a, t, v);
+		plot_series_add(&b, t, v);
+		if (t < span / 10) {
+			plot_series_add(&c, t, v);
+			cmin = v < cmin ? v : cmin;
+			cmax = v > cmax ? v : cmax;
+		}
+	}
+	assert_int_equal(a.width, b.width0);
+	assert_int_equal(b.width, b.width0);     /* b never coarsened */
+	static struct all_pts pa, pb;
+	memset(&pa, 0, sizeof(pa));
+	memset(&pb, 0, sizeof(pb));
+	plot_series_each(&a, collect_all, &pa);
+	plot_series_each(&b, collect_all, &pb);
+	assert_true(pa.n > 1000 && pa.n <= 2000);
+	assert_int_equal(pa.n, pb.n);
+	for (size_t i = 0; i < pa.n; i++) {
+		assert_int_equal(pa.t[i], pb.t[i]);
+		assert_true(pa.v[i] == pb.v[i]);
+	}
+	struct pts pc = points(&c);
+	assert_int_equal(c.width, c.width0);
+	assert_true(c.used <= 100);             /* a tenth of the span: a tenth of the buckets */
+	assert_true(pc.ordered && pc.vmin == cmin && pc.vmax == cmax);
+	plot_series_free(&a);
+	plot_series_free(&b);
+	plot_series_free(&c);
+}
+
 static struct plot_run *load(const char *name)
 {
 	char err[512];
@@ -459,6 +528,7 @@ int main(void)
 		cmocka_unit_test(decimation_keeps_min_max),
 		cmocka_unit_test(decimation_short_series_exact),
 		cmocka_unit_test(decimation_out_of_order),
+		cmocka_unit_test(expected_span_same_buckets),
 		cmocka_unit_test(extract_6x),
 		cmocka_unit_test(extract_nfs_no_bdp),
 		cmocka_unit_test(write_graph_files),
