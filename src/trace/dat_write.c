@@ -51,7 +51,38 @@ struct dat_writer {
 	/* each event type's layout, looked up at its first event */
 	const struct dat_event *de[EV_TYPE_COUNT];
 	unsigned char de_known[EV_TYPE_COUNT];
+	struct dat_plan *plan[EV_TYPE_COUNT];
 };
+
+/* An event type's integer fields sorted by how they are stored, so that the
+ * per-event loop is a copy (and a range check where the kernel type is
+ * narrower or unsigned) instead of a switch on every field; the rest
+ * (bdi name, inode state, reason) goes through the general loop. */
+struct dat_slot { unsigned short offset; unsigned short f; };
+struct dat_plan {
+	int n8s, n8u, n4s, n4u, nrest;
+	struct dat_slot s8s[DAT_MAX_FIELDS], s8u[DAT_MAX_FIELDS], s4s[DAT_MAX_FIELDS],
+		s4u[DAT_MAX_FIELDS];
+	const struct dat_field *rest[DAT_MAX_FIELDS];
+};
+
+static struct dat_plan *plan_make(const struct dat_event *d)
+{
+	struct dat_plan *pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return NULL;
+	for (int i = 0; i < d->nfields; i++) {
+		const struct dat_field *x = &d->fields[i];
+		struct dat_slot sl = { x->offset, (unsigned short)x->f };
+		if (x->kind != DK_NUM)
+			pl->rest[pl->nrest++] = x;
+		else if (x->size == 8)
+			*(x->is_signed ? &pl->s8s[pl->n8s++] : &pl->s8u[pl->n8u++]) = sl;
+		else
+			*(x->is_signed ? &pl->s4s[pl->n4s++] : &pl->s4u[pl->n4u++]) = sl;
+	}
+	return pl;
+}
 
 unsigned long dat_writer_inexact(const struct dat_writer *w)
 {
@@ -208,6 +239,8 @@ void dat_write_event(struct dat_writer *w, const struct wb_event *e)
 	if (!w->de_known[e->type]) {
 		w->de[e->type] = dat_event_get(w->era, e->type);
 		w->de_known[e->type] = 1;
+		if (w->de[e->type] && !(w->plan[e->type] = plan_make(w->de[e->type])))
+			w->error = ENOMEM;
 	}
 	const struct dat_event *d = w->de[e->type];
 	if (!d || w->error)
@@ -275,8 +308,30 @@ void dat_write_event(struct dat_writer *w, const struct wb_event *e)
 	memset(p, 0, (size_t)d->size);
 	memcpy(p, &type, 2);
 	memcpy(p + 4, &pid, 4);
-	for (int i = 0; i < d->nfields; i++) {
-		const struct dat_field *x = &d->fields[i];
+	const struct dat_plan *pl = w->plan[e->type];
+	unsigned long bad = 0;
+	for (int i = 0; i < pl->n8s; i++)
+		memcpy(p + pl->s8s[i].offset, &e->v[pl->s8s[i].f], 8);
+	for (int i = 0; i < pl->n8u; i++) {
+		int64_t v = e->v[pl->s8u[i].f];
+		bad += v < 0;
+		memcpy(p + pl->s8u[i].offset, &v, 8);
+	}
+	for (int i = 0; i < pl->n4s; i++) {
+		int64_t v = e->v[pl->s4s[i].f];
+		bad += v < INT32_MIN || v > INT32_MAX;
+		uint32_t u = (uint32_t)v;
+		memcpy(p + pl->s4s[i].offset, &u, 4);
+	}
+	for (int i = 0; i < pl->n4u; i++) {
+		int64_t v = e->v[pl->s4u[i].f];
+		bad += v < 0 || v > (int64_t)UINT32_MAX;
+		uint32_t u = (uint32_t)v;
+		memcpy(p + pl->s4u[i].offset, &u, 4);
+	}
+	w->inexact += bad;
+	for (int i = 0; i < pl->nrest; i++) {
+		const struct dat_field *x = pl->rest[i];
 		unsigned char *q = p + x->offset;
 		switch (x->kind) {
 		case DK_BDI: {
@@ -292,9 +347,6 @@ void dat_write_event(struct dat_writer *w, const struct wb_event *e)
 			if (e->v[x->f] & ~(int64_t)(WB_I_DIRTY_SYNC | WB_I_DIRTY_DATASYNC |
 						    WB_I_DIRTY_PAGES | WB_I_SYNC))
 				w->inexact++;
-			put_num(w, q, x, e->v[x->f]);
-			break;
-		case DK_NUM:
 			put_num(w, q, x, e->v[x->f]);
 			break;
 		case DK_SBDEV:
@@ -421,6 +473,8 @@ static void free_cpus(struct dat_writer *w)
 			free(w->cpu[i]);
 		}
 	free(w->comm);
+	for (int i = 0; i < EV_TYPE_COUNT; i++)
+		free(w->plan[i]);
 	ZSTD_freeCCtx(w->zc);
 }
 
