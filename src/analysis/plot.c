@@ -576,9 +576,19 @@ static const char *const sid_names[S_COUNT] = {
 	[S_N_COMMIT] = "n_commit", [S_N_CHUNK] = "n_chunk", [S_N_RELEASE] = "n_release",
 };
 
+/* lines gathered in a buffer: one fwrite per 64 KiB, not one per point */
 struct save_ctx {
 	FILE *f;
+	size_t n;
+	char buf[65536];
 };
+
+static void save_flush(struct save_ctx *c)
+{
+	if (c->n)
+		fwrite(c->buf, 1, c->n, c->f);
+	c->n = 0;
+}
 
 static int count_point(void *arg, int64_t t, double v)
 {
@@ -591,28 +601,38 @@ static int count_point(void *arg, int64_t t, double v)
 static int save_point(void *arg, int64_t t, double v)
 {
 	struct save_ctx *c = arg;
-	char line[64];   /* "%lld %.9g\n" without printf: a third of a short run went into it */
+	if (c->n > sizeof(c->buf) - 64)
+		save_flush(c);
+	char *line = c->buf + c->n;   /* "%lld %.9g\n" without printf: a third of a short run went into it */
 	int n = fmt_lld(line, (long long)t);
 	line[n++] = ' ';
 	n += fmt_g9(line + n, v);
 	line[n++] = '\n';
-	fwrite(line, 1, (size_t)n, c->f);
+	c->n += (size_t)n;
 	return 0;
 }
 
-static void save_series(FILE *f, const char *id, const struct plot_series *ps)
+static void save_series(struct save_ctx *c, const char *id, const struct plot_series *ps)
 {
-	struct save_ctx c = { f };
-	fprintf(f, "series %s %llu %zu\n", id, (unsigned long long)ps->fed,
+	save_flush(c);
+	fprintf(c->f, "series %s %llu %zu\n", id, (unsigned long long)ps->fed,
 		plot_series_each(ps, count_point, NULL));
-	plot_series_each(ps, save_point, &c);
+	plot_series_each(ps, save_point, c);
+	save_flush(c);
 }
 
 int plot_run_save(const struct plot_run *r, const char *path, long long trace_bytes)
 {
 	FILE *f = fopen(path, "w");
-	if (!f)
+	struct save_ctx *c = malloc(sizeof(*c));
+	if (!f || !c) {
+		if (f)
+			fclose(f);
+		free(c);
 		return -1;
+	}
+	c->f = f;
+	c->n = 0;
 	fprintf(f, "plot-series 1\ntrace_bytes %lld\nt0 %lld\nevents %llu\nbdp_pid %d\n", trace_bytes,
 		(long long)r->t0, (unsigned long long)r->events, r->bdp_pid);
 	for (int i = 1; i < EV_TYPE_COUNT; i++)
@@ -621,17 +641,18 @@ int plot_run_save(const struct plot_run *r, const char *path, long long trace_by
 				(unsigned long long)r->nev[i]);
 	for (int i = 0; i < S_COUNT; i++)
 		if (r->s[i].fed)
-			save_series(f, sid_names[i], &r->s[i]);
+			save_series(c, sid_names[i], &r->s[i]);
 	for (int i = 0; i < r->ntasks; i++) {
 		char id[WB_COMM_LEN + 40];
 		snprintf(id, sizeof(id), "task:%d:%s", r->tasks[i].pid, r->tasks[i].title);
-		save_series(f, id, &r->tasks[i].s);
+		save_series(c, id, &r->tasks[i].s);
 	}
 	for (int i = 0; i < r->ninodes; i++) {
 		char id[40];
 		snprintf(id, sizeof(id), "ino:%llu", (unsigned long long)r->inodes[i].ino);
-		save_series(f, id, &r->inodes[i].s);
+		save_series(c, id, &r->inodes[i].s);
 	}
+	free(c);
 	int bad = ferror(f);
 	return fclose(f) || bad ? -1 : 0;
 }

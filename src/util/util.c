@@ -171,19 +171,40 @@ uint64_t roundup_pow2(uint64_t x)
 	return 1ULL << (ilog2_u64(x - 1) + 1);
 }
 
+/* "00".."99": two digits a step, a division by 100 instead of two by 10 */
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Writes u's decimal digits so that they end just before end; returns where they start. */
+static char *digits_before(char *end, uint64_t u)
+{
+	while (u >= 100) {
+		unsigned r = (unsigned)(u % 100);
+		u /= 100;
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * r, 2);
+	}
+	if (u >= 10) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * u, 2);
+	} else {
+		*--end = (char)('0' + u);
+	}
+	return end;
+}
+
 int fmt_lld(char *out, long long v)
 {
 	char tmp[24];
-	int n = 0, len = 0;
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	char *d = digits_before(tmp + sizeof(tmp), u);
+	int len = 0, n = (int)(tmp + sizeof(tmp) - d);
 	if (v < 0)
 		out[len++] = '-';
-	while (n)
-		out[len++] = tmp[--n];
+	memcpy(out + len, d, (size_t)n);
+	len += n;
 	out[len] = 0;
 	return len;
 }
@@ -229,13 +250,18 @@ int fmt_g9(char *out, double v)
 		nd /= 10;
 		k--;
 	}
-	int n = 0;
-	for (uint64_t q = nd; q; q /= 10)
+	static const uint64_t pow10[20] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+		10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL };
+	/* digits of nd (> 0): log10 from its bit length, one compare to settle */
+	int n = (int)(((64 - __builtin_clzll(nd)) * 1233) >> 12);
+	if (n < 20 && nd >= pow10[n])
 		n++;
 	if (n > 9) {
 		/* to 9 digits, half to even as printf rounds the exact value */
-		for (int i = 9; i < n; i++)
-			p10 *= 10;
+		p10 = pow10[n - 9];
 		uint64_t q = nd / p10, r = nd % p10, half = p10 / 2;
 		if (r > half || (r == half && (q & 1)))
 			q++;
@@ -247,26 +273,30 @@ int fmt_g9(char *out, double v)
 			nd /= 10;
 			k--;
 		}
+		n = 1;
+		while (n < 10 && nd >= pow10[n])
+			n++;
 	}
-	char dig[48];
-	n = 0;
-	while (nd) {
-		dig[n++] = (char)('0' + (int)(nd % 10));
-		nd /= 10;
-	}
+	char dig[24];
+	digits_before(dig + n, nd);   /* dig[0] is the first digit */
 	int len = 0;
 	if (v < 0)
 		out[len++] = '-';
 	if (n > k) {
-		for (int i = n - 1; i >= k; i--)
-			out[len++] = dig[i];
+		memcpy(out + len, dig, (size_t)(n - k));
+		len += n - k;
+		if (k > 0) {
+			out[len++] = '.';
+			memcpy(out + len, dig + n - k, (size_t)k);
+			len += k;
+		}
 	} else {
 		out[len++] = '0';
-	}
-	if (k > 0) {
 		out[len++] = '.';
-		for (int i = k - 1; i >= 0; i--)
-			out[len++] = i < n ? dig[i] : '0';
+		for (int i = n; i < k; i++)
+			out[len++] = '0';
+		memcpy(out + len, dig, (size_t)n);
+		len += n;
 	}
 	out[len] = 0;
 	return len;
