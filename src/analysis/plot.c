@@ -44,7 +44,7 @@ void plot_series_free(struct plot_series *s)
 	s->cap = 0;
 }
 
-static void bucket_put(struct plot_bucket *b, int64_t t, double v)
+static inline __attribute__((always_inline)) void bucket_put(struct plot_bucket *b, int64_t t, double v)
 {
 	if (!b->n || v < b->vmin) {
 		b->vmin = v;
@@ -127,7 +127,7 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 
 /* plot_series_add's common case inline: the point falls in the bucket of
  * the previous one (the simulator feeds every event, several series each) */
-static inline int series_add(struct plot_series *s, int64_t t, double v)
+static inline __attribute__((always_inline)) int series_add(struct plot_series *s, int64_t t, double v)
 {
 	if (s->fed && t >= s->last_lo && t < s->last_hi && t >= -PLOT_T_LIMIT && t <= PLOT_T_LIMIT) {
 		bucket_put(&s->b[s->last], t, v);
@@ -329,8 +329,9 @@ void plot_run_free(struct plot_run *r)
 }
 
 /* Adds field f of e, scaled, to series id when the event carries it. */
-static int put(struct plot_run *r, enum sid id, const struct wb_event *e, enum wb_field f,
-	       double scale)
+static inline __attribute__((always_inline)) int put(struct plot_run *r, enum sid id,
+						      const struct wb_event *e, enum wb_field f,
+						      double scale)
 {
 	if (!wb_event_has(e, f))
 		return 0;
