@@ -1606,6 +1606,8 @@ struct worker {
 				 * pipe could hold less than the result and block
 				 * the child the parent waits for */
 	int job;
+	int alive;              /* read end of a pipe only the child writes to:
+				 * its end of file says the child has exited */
 };
 
 /* The child's answer: rc, err and the summary, through a pipe (about 12 KB,
@@ -1693,10 +1695,18 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 		fcntl(prog[0], F_SETFL, fcntl(prog[0], F_GETFL) | O_NONBLOCK);
 		po.progress_fd = prog[1];
 	}
-	struct worker *w = calloc((size_t)(workers > 0 ? workers : 1), sizeof(*w));
+	size_t nw = (size_t)(workers > 0 ? workers : 1);
+	struct worker *w = calloc(nw, sizeof(*w));
+	struct pollfd *pf = calloc(nw + 1, sizeof(*pf));
+	int *wk = calloc(nw, sizeof(*wk)), *ended = calloc(nw, sizeof(*ended));
 	int failed = 0, next = 0, running = 0, done = 0, gdone = 0, gknown = 0;
-	if (!w)
+	if (!w || !pf || !wk || !ended) {
+		free(w);
+		free(pf);
+		free(wk);
+		free(ended);
 		return n;
+	}
 	fflush(NULL);
 	if (progress)
 		progress(arg, 0, 0, 0, n);
@@ -1705,14 +1715,23 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 		if (next < n && running < workers) {
 			struct plot_job *j = &jobs[next];
 			FILE *res = tmpfile();
+			int alive[2] = { -1, -1 };
+			if (pipe2(alive, O_CLOEXEC))
+				alive[0] = alive[1] = -1;
 			pid_t pid = res ? fork() : -1;
 			if (pid == 0) {
 				die_with_parent(self);
 				if (prog[0] >= 0)
 					close(prog[0]);
+				if (alive[0] >= 0)
+					close(alive[0]);
 				job_child(j, &po, fileno(res));
 			}
+			if (alive[1] >= 0)
+				close(alive[1]);
 			if (pid < 0) {
+				if (alive[0] >= 0)
+					close(alive[0]);
 				if (res)
 					fclose(res);
 				j->rc = -1;
@@ -1723,7 +1742,7 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 			} else {
 				for (int k = 0; k < workers; k++)
 					if (!w[k].pid) {
-						w[k] = (struct worker){ pid, res, next };
+						w[k] = (struct worker){ pid, res, next, alive[0] };
 						break;
 					}
 				running++;
@@ -1731,16 +1750,36 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 			next++;
 			continue;
 		}
-		/* the progress pipe doubles as the pause between looks at the workers */
+		/* wait for progress or a worker's exit (its pipe's end of file),
+		 * so the next job starts at once, not at the next look (50 ms:
+		 * a tenth of the seed's plotting went into such waits) */
+		int np = 0, base = prog[0] >= 0;
+		if (base)
+			pf[np++] = (struct pollfd){ .fd = prog[0], .events = POLLIN };
+		for (int k = 0; k < workers; k++) {
+			ended[k] = 0;
+			if (w[k].pid && w[k].alive >= 0) {
+				wk[np - base] = k;
+				pf[np++] = (struct pollfd){ .fd = w[k].alive, .events = POLLIN };
+			}
+		}
+		if (poll(pf, (nfds_t)np, 50) > 0)
+			for (int i = base; i < np; i++)
+				if (pf[i].revents)
+					ended[wk[i - base]] = 1;
 		if (prog[0] >= 0)
-			read_progress(prog[0], &gdone, &gknown, 50);
-		else
-			usleep(50000);
+			read_progress(prog[0], &gdone, &gknown, 0);
 		for (int k = 0; k < workers; k++) {
 			int st;
-			if (!w[k].pid || waitpid(w[k].pid, &st, WNOHANG) != w[k].pid)
+			if (!w[k].pid)
+				continue;
+			/* an ended worker is reaped (it has exited or is about to);
+			 * others are looked at, for a worker without a pipe */
+			if (waitpid(w[k].pid, &st, ended[k] ? 0 : WNOHANG) != w[k].pid)
 				continue;
 			failed += job_collect(&jobs[w[k].job], w[k].res) != 0;
+			if (w[k].alive >= 0)
+				close(w[k].alive);
 			w[k].pid = 0;
 			running--;
 			done++;
@@ -1756,5 +1795,8 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 			progress(arg, gdone, gknown, done, n);
 	}
 	free(w);
+	free(pf);
+	free(wk);
+	free(ended);
 	return failed;
 }
