@@ -119,8 +119,12 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 	if (i >= s->used)
 		s->used = (int)i + 1;
 	s->last = (int)i;
-	s->last_lo = i ? s->t0 + i * s->width : INT64_MIN;   /* bucket 0 takes all earlier */
+	/* bucket 0 takes all earlier; the span is kept within +-2^53 so that
+	 * a point inside it is a point plot_series_add takes (series_add) */
+	s->last_lo = i ? s->t0 + i * s->width : -PLOT_T_LIMIT;
 	s->last_hi = s->t0 + (i + 1) * s->width;
+	if (s->last_hi > PLOT_T_LIMIT)
+		s->last_hi = PLOT_T_LIMIT + 1;
 	s->fed++;
 	return 0;
 }
@@ -129,7 +133,8 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
  * the previous one (the simulator feeds every event, several series each) */
 static inline __attribute__((always_inline)) int series_add(struct plot_series *s, int64_t t, double v)
 {
-	if (s->fed && t >= s->last_lo && t < s->last_hi && t >= -PLOT_T_LIMIT && t <= PLOT_T_LIMIT) {
+	/* an empty span (0, 0) until the first point and after coarsening */
+	if (t >= s->last_lo && t < s->last_hi) {
 		bucket_put(&s->b[s->last], t, v);
 		s->fed++;
 		return 0;

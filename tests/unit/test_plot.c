@@ -124,10 +124,27 @@ static void decimation_out_of_order(void **state)
 	plot_series_add(&s, 100000, 2);
 	for (int i = 0; i < 100; i++)
 		plot_series_add(&s, 100000 + i * 1000, 3);
+	/* beyond +-2^53 us a point is not drawn, though it would sort into bucket 0 */
+	plot_series_add(&s, -(INT64_C(1) << 53) - 1, 1e9);
+	plot_series_add(&s, INT64_MIN, 1e9);
 	struct pts p = points(&s);
 	assert_true(p.total <= 8);
 	assert_true(p.vmax == 7);
 	plot_series_free(&s);
+	/* the same through the event feed, whose common case skips plot_series_add */
+	struct plot_run *r = plot_run_new("test", 0);
+	struct wb_event e;
+	memset(&e, 0, sizeof(e));
+	e.type = EV_GLOBAL_DIRTY_STATE;
+	const int64_t ts[] = { 1000, -(INT64_C(1) << 53) - 1, INT64_MIN, 1001, 1002 };   /* bucket 0 cached */
+	for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
+		e.ts_us = ts[i];
+		wb_event_set(&e, F_DIRTY, ts[i] < 0 ? 1 << 30 : 256);
+		plot_run_feed(r, &e);
+	}
+	p = points(plot_run_series(r, PG_GLOBAL_DIRTY_STATE, "dirty"));
+	assert_true(p.vmax == 1.0 && p.total == 3);
+	plot_run_free(r);
 }
 
 /* every point of a series, for comparing two whole series */
