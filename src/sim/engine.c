@@ -228,6 +228,9 @@ void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, 
 		   void (*fn)(void *), void *arg)
 {
 	t->sim = s;
+	/* NUL-padded: an event copies all 16 bytes, and the trace writer
+	 * compares them whole */
+	memset(t->comm, 0, sizeof(t->comm));
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	t->pid = pid;
 	t->cpu = cpu;

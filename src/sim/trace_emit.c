@@ -14,7 +14,8 @@ void ev_begin(struct sim *s, struct sthread *th, struct wb_event *e, enum wb_eve
 		e->pid = th->pid;
 		e->cpu = th->cpu;
 	} else {
-		strcpy(e->comm, "<idle>");
+		static const char idle[16] = "<idle>";   /* NUL-padded, as a thread's comm */
+		memcpy(e->comm, idle, sizeof(idle));
 		e->pid = 0;
 		e->cpu = s->irq_cpu;
 	}

@@ -211,10 +211,12 @@ static void note_comm(struct dat_writer *w, const struct wb_event *e)
 		size_t n = strnlen(src, 15);
 		memcpy(c, src, n);
 		c[n] = 0;
-	} else {
-		/* strncmp(c, e->comm, 16) inline (a libc call per event showed at
-		 * 1-3 %), reading no byte of e->comm past its NUL; c holds at most
-		 * 15 bytes and a NUL, so the loop stops by c[15] */
+	} else if (memcmp(c, e->comm, 16) != 0) {
+		/* The simulator's comms are NUL-padded, so the 16 bytes compare
+		 * whole (above, one inline compare) whenever the name is the
+		 * same; otherwise strncmp(c, e->comm, 16) inline, reading no
+		 * byte of e->comm past its NUL; c holds at most 15 bytes and a
+		 * NUL, so the loop stops by c[15] */
 		const char *b = e->comm;
 		int i = 0;
 		while (c[i] && c[i] == b[i])
