@@ -315,7 +315,7 @@ void dat_write_event(struct dat_writer *w, const struct wb_event *e)
 
 	uint16_t type = (uint16_t)d->id;
 	int32_t pid = e->pid;
-	memset(p, 0, (size_t)d->size);
+	/* no memset: the page was zeroed when opened and records only append */
 	memcpy(p, &type, 2);
 	memcpy(p + 4, &pid, 4);
 	const struct dat_plan *pl = w->plan[e->type];
