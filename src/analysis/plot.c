@@ -70,6 +70,21 @@ static void bucket_merge(struct plot_bucket *d, const struct plot_bucket *a)
 	d->n += a->n - 2;
 }
 
+/* bucket_put for a bucket that has points: vmin <= vmax, so a new point is
+ * below, above or between them (one or two compares) */
+static inline __attribute__((always_inline)) void bucket_put_more(struct plot_bucket *b, int64_t t,
+								   double v)
+{
+	if (v < b->vmin) {
+		b->vmin = v;
+		b->tmin = t;
+	} else if (v > b->vmax) {
+		b->vmax = v;
+		b->tmax = t;
+	}
+	b->n++;
+}
+
 #define PLOT_T_LIMIT (INT64_C(1) << 53)
 
 /* Doubles the bucket width: bucket i takes buckets 2i and 2i+1. */
@@ -105,7 +120,7 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 		s->width = s->width0 > 0 ? s->width0 : 1;
 	}
 	if (t >= s->last_lo && t < s->last_hi && s->fed) {
-		bucket_put(&s->b[s->last], t, v);
+		bucket_put_more(&s->b[s->last], t, v);   /* the cached bucket has points */
 		s->fed++;
 		return 0;
 	}
@@ -135,7 +150,7 @@ static inline __attribute__((always_inline)) int series_add(struct plot_series *
 {
 	/* an empty span (0, 0) until the first point and after coarsening */
 	if (t >= s->last_lo && t < s->last_hi) {
-		bucket_put(&s->b[s->last], t, v);
+		bucket_put_more(&s->b[s->last], t, v);
 		s->fed++;
 		return 0;
 	}
