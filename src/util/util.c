@@ -269,33 +269,35 @@ int fmt_g9(char *out, double v)
 			return snprintf(out, 32, "%.9g", v);   /* carried into a 10th digit */
 		k -= n - 9;
 		nd = q;
+		n = 9;             /* q >= 10^8: nd had 10 or more digits */
 		while (k > 0 && nd % 10 == 0) {
 			nd /= 10;
 			k--;
+			n--;
 		}
-		n = 1;
-		while (n < 10 && nd >= pow10[n])
-			n++;
 	}
-	char dig[24];
-	digits_before(dig + n, nd);   /* dig[0] is the first digit */
 	int len = 0;
 	if (v < 0)
 		out[len++] = '-';
-	if (n > k) {
-		memcpy(out + len, dig, (size_t)(n - k));
+	if (k == 0) {
+		digits_before(out + len + n, nd);
+		len += n;
+	} else if (n > k) {
+		/* integer part, '.', then k digits (leading zeros written) */
+		uint64_t ip = nd / pow10[k], fp = nd % pow10[k];
 		len += n - k;
-		if (k > 0) {
-			out[len++] = '.';
-			memcpy(out + len, dig + n - k, (size_t)k);
-			len += k;
-		}
+		digits_before(out + len, ip);
+		out[len++] = '.';
+		char *d = digits_before(out + len + k, fp);
+		while (d > out + len)
+			*--d = '0';
+		len += k;
 	} else {
 		out[len++] = '0';
 		out[len++] = '.';
 		for (int i = n; i < k; i++)
 			out[len++] = '0';
-		memcpy(out + len, dig, (size_t)n);
+		digits_before(out + len + n, nd);
 		len += n;
 	}
 	out[len] = 0;
