@@ -26,9 +26,14 @@
  * throttle's pacing below the limit is not modelled). */
 #include <stdlib.h>
 #include <string.h>
+#include "disk_wcache.h"
 #include "nfs.h"
 #include "../block/blk.h"
 #include "../sim/params.h"
+
+/* the drive's SATA-II link: 3 Gb/s with 8b/10b coding, ~250 MiB/s of data
+ * (nfs.server_wcache_mb: what the drive's cache takes while it has room) */
+#define NFS_SERVER_LINK_MIBPS 250.0
 
 #define BG_CHUNK_PAGES 4096      /* 16 MiB per background writeback job */
 
@@ -76,6 +81,8 @@ struct nfs_server_sim {
 	struct job_fifo inflight; /* fully submitted, waiting for completions */
 	uint64_t file_pages;      /* writer.pattern=rand: pages of each file; 0 = sequential */
 	ktime_t disk_busy;        /* fifo disk: time spent writing */
+	struct disk_wcache wc;    /* fifo disk, nfs.server_wcache_mb > 0: its write-back cache */
+	int have_wc;
 	/* balance_dirty_pages on the server: UNSTABLE WRITEs waiting, each
 	 * holding its nfsd thread, for dirty pages to fall below the limit */
 	uint64_t dirty_limit;
@@ -173,7 +180,11 @@ static void journal_start(struct sim *s, struct nfs_server_sim *srv)
 	srv->journal_run = srv->journal_wait;
 	srv->journal_wait.head = srv->journal_wait.tail = NULL;
 	srv->journal_busy = 1;
-	sim_call_at(s, s->now + (ktime_t)(srv->np.server_sync_ms * 1e6), journal_done, srv);
+	/* with a write-back cache, the commit record's cache flush first writes
+	 * out what the cache holds, the fsync still holding the file's i_mutex
+	 * (disk_wcache.h); data sent during the flush is not waited for */
+	double flush_ns = srv->have_wc ? disk_wcache_owed(&srv->wc, s->now) : 0;
+	sim_call_at(s, s->now + (ktime_t)(srv->np.server_sync_ms * 1e6 + flush_ns), journal_done, srv);
 }
 
 static void job_data_done(struct sim *s, struct nfs_server_sim *srv, struct srv_job *j)
@@ -388,6 +399,9 @@ static void disk_kick(struct sim *s, struct nfs_server_sim *srv)
 		double ns = (double)n * 4096.0 / (srv->np.server_disk_mbps * 1048576.0) * 1e9;
 		if (srv->file_pages)
 			ns = (double)n * page_ns;
+		else if (srv->have_wc)   /* the host's time; the platters follow behind */
+			ns = disk_wcache_write_ns(&srv->wc, s->now, (double)n,
+						  srv->last_file != j->file ? srv->np.server_seek_ms * 1e6 : 0);
 		else if (srv->last_file != j->file)
 			ns += srv->np.server_seek_ms * 1e6;
 		ns *= 1.0 + srv->np.server_jitter_pct / 100.0 * (2.0 * sim_rand(s) - 1.0);
@@ -524,6 +538,13 @@ struct nfs_server_sim *nfs_server_create(struct sim *s, struct nfs_mount *m, int
 	if (srv->bg_thresh >= srv->dirty_limit)
 		srv->bg_thresh = srv->dirty_limit / 2;
 	srv->sockbuf_size = srv->np.server_sockbuf_kb * 1024;
+	/* the fifo disk's cache takes sequential writers' data (random writers
+	 * pay their per-run cost as before) */
+	if (srv->np.server_wcache_mb > 0 && !srv->file_pages && strcmp(srv->np.server_dev, "fifo") == 0) {
+		disk_wcache_init(&srv->wc, srv->np.server_wcache_mb, srv->np.server_disk_mbps,
+				 NFS_SERVER_LINK_MIBPS);
+		srv->have_wc = 1;
+	}
 	if (strcmp(srv->np.server_dev, "hdd-2011") == 0) {
 		/* the hdd-2011 preset (the dev.* table defaults) at the server's media rate */
 		struct sim_params d;

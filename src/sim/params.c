@@ -78,6 +78,7 @@ static const struct param_desc descs[] = {
 	{ "nfs.server_seek_ms", PT_DOUBLE, P(nfs.server_seek_ms), 10, 0, 1000, "server disk cost of switching files" },
 	{ "nfs.server_jitter_pct", PT_DOUBLE, P(nfs.server_jitter_pct), 5, 0, 99, "+- random variation of each server disk request (as disk.jitter_pct)" },
 	{ "nfs.server_sync_ms", PT_DOUBLE, P(nfs.server_sync_ms), 45, 0, 10000, "journal commit + cache flush ending a COMMIT or FILE_SYNC WRITE (fsync on a 7200 rpm disk)" },
+	{ "nfs.server_wcache_mb", PT_DOUBLE, P(nfs.server_wcache_mb), 0, 0, 4096, "nfs.server_dev=fifo: the disk's write-back cache (MB; 2011 SATA drives had 16-64). Sequential writers' data lands at the 250 MiB/s link rate while it has room and drains at server_disk_mbps; a journal commit's cache flush waits for it inside the fsync's i_mutex (docs/nfs-model.md, fifth pass); 0 = write-through" },
 	{ "nfs.server_fsync_locks", PT_U64, P(nfs.server_fsync_locks), 1, 0, 2, "file i_mutex during syncs: 2 whole COMMIT (2.6.3x nfsd_sync), 1 journal commit only, 0 none" },
 	{ "nfs.server_sockbuf_kb", PT_U64, P(nfs.server_sockbuf_kb), 3072, 64, 1048576, "server TCP receive buffer: nfsd sets 3 x max payload" },
 	{ "nfs.client_sndbuf_kb", PT_U64, P(nfs.client_sndbuf_kb), 4096, 0, 1048576, "client TCP send buffer (tcp_wmem max): an RPC counts as transmitted once copied into it, so mountstats RTT includes its wait there; 0 = none" },

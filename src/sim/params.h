@@ -53,6 +53,7 @@ struct nfs_params {
 	double server_seek_ms;
 	double server_jitter_pct; /* +- random variation of each disk request */
 	double server_sync_ms;   /* journal commit ending a COMMIT / FILE_SYNC */
+	double server_wcache_mb; /* fifo disk: write-back cache drained by the journal's cache flush (0: none) */
 	uint64_t server_fsync_locks; /* 1: a sync holds the file's i_mutex, stalling WRITEs to it */
 	double server_slice_ms;  /* CFQ time slice: how long one file's I/O runs before the next */
 	uint64_t server_sockbuf_kb; /* server TCP receive buffer */

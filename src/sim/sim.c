@@ -103,6 +103,8 @@ const char *sim_param_unused(const char *key, const struct wb_case *c, const str
 		return "the disk.* keys describe dev.model=fifo";
 	if (!nfs && !strncmp(key, "nfs.", 4))
 		return "an NFS key on a local file system's case";
+	if (!strcmp(key, "nfs.server_wcache_mb") && (strcmp(p->nfs.server_dev, "fifo") || writer_rand_file_pages(p)))
+		return "the write-back cache of nfs.server_dev=fifo under sequential writers";
 	if (!strcmp(key, "bdi_strict_limit") && m->era != ERA_6X)
 		return "only the current model has strict_limit (3.16 on)";
 	if (!strcmp(key, "writer.file_mb") && !writer_rand_file_pages(p))

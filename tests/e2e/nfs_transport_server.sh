@@ -5,6 +5,7 @@
 # result is deterministic and differs from the old slice disk (fifo, the
 # default).  nfs.client_sndbuf_kb: splits queue and RTT time, nothing else.
 # The 6.x client under current: nfs.write_congestion flag / skip / wait.
+# nfs.server_wcache_mb: the fifo disk's write-back cache and its flush.
 set -u
 . "$(dirname "$0")/lib.sh"
 W=${WBLAB:?set WBLAB to the wblab binary}
@@ -67,3 +68,29 @@ check "current: skip and wait differ" '! cmp -s "$(S6 skip)" "$(S6 wait)"'
   --set nfs.server_bg_ratio=50 -o "$T/bgc" nfs-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
 bw=$(awk '/^write_bw /{print $2}' "$T"/bgc/*/*/stats)
 check "server bg_ratio above its dirty_ratio: writes flow ($bw MB/s > 40)" 'awk -v b="$bw" "BEGIN{exit !(b > 40)}"'
+
+# nfs.server_wcache_mb: the fifo disk's write-back cache, flushed by the
+# journal commit inside the fsync's i_mutex (docs/nfs-model.md, fifth pass).
+# With a 100 us idle exit, the lone wq4 dd at 10M leaves the FILE_SYNC cycle
+# of the fourth pass: COMMITs back to back, FILE_SYNC WRITEs a quarter; and
+# the effect is the i_mutex's: without it (fsync_locks=0) the cache changes
+# little.
+C=nfs-1dd-4k-32p-32768M-10M:10
+D="thresh=10M/$C-$K"
+"$W" sim -q -t 30 --no-trace -k "$K" --set idle_exit_us=100 -o "$T/wc0" "$C" >/dev/null 2>&1
+"$W" sim -q -t 30 --no-trace -k "$K" --set idle_exit_us=100 --set nfs.server_wcache_mb=16 -o "$T/wc1" "$C" >/dev/null 2>&1
+a=$T/wc0/$D/stats; b=$T/wc1/$D/stats
+check "params records nfs.server_wcache_mb (default 0, and as set)" \
+  'grep -qx "nfs.server_wcache_mb = 0" "$T/wc0/$D/params" && grep -qx "nfs.server_wcache_mb = 16" "$T/wc1/$D/params"'
+check "write cache: COMMITs 1.5x or more ($(st nfs_nr_commits "$a") -> $(st nfs_nr_commits "$b"))" \
+  'awk -v x="$(st nfs_nr_commits "$a")" -v y="$(st nfs_nr_commits "$b")" "BEGIN{exit !(y >= 1.5 * x)}"'
+check "write cache: FILE_SYNC WRITEs at most half ($(st nfs_file_sync_writes "$a") -> $(st nfs_file_sync_writes "$b"))" \
+  'awk -v x="$(st nfs_file_sync_writes "$a")" -v y="$(st nfs_file_sync_writes "$b")" "BEGIN{exit !(2 * y <= x)}"'
+check "write cache: the dd writes faster ($(st write_bw "$a") -> $(st write_bw "$b") MB/s)" \
+  'awk -v x="$(st write_bw "$a")" -v y="$(st write_bw "$b")" "BEGIN{exit !(y > 1.1 * x)}"'
+"$W" sim -q -t 30 --no-trace -k "$K" --set idle_exit_us=100 --set nfs.server_fsync_locks=0 --set nfs.server_wcache_mb=0 -o "$T/wl0" "$C" >/dev/null 2>&1
+"$W" sim -q -t 30 --no-trace -k "$K" --set idle_exit_us=100 --set nfs.server_fsync_locks=0 --set nfs.server_wcache_mb=16 -o "$T/wl1" "$C" >/dev/null 2>&1
+check "write cache without the fsync's i_mutex: write_bw within 10 % ($(st write_bw "$T/wl0/$D/stats") vs $(st write_bw "$T/wl1/$D/stats"))" \
+  'awk -v x="$(st write_bw "$T/wl0/$D/stats")" -v y="$(st write_bw "$T/wl1/$D/stats")" "BEGIN{exit !(y < 1.1 * x && y > 0.9 * x)}"'
+"$W" sim -q -t 1 --no-trace -k "$K" --set nfs.server_dev=hdd-2011 --set nfs.server_wcache_mb=16 -o "$T/wh" "$C" >/dev/null 2>"$T/wh.err"
+check "write cache beside nfs.server_dev=hdd-2011 is warned of" 'grep -q "nfs.server_wcache_mb has no effect.*nfs.server_dev=fifo" "$T/wh.err"'
