@@ -1725,6 +1725,10 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 		free(pf);
 		free(wk);
 		free(ended);
+		if (prog[0] >= 0) {
+			close(prog[0]);
+			close(prog[1]);
+		}
 		return n;
 	}
 	fflush(NULL);

@@ -47,8 +47,10 @@ struct plot_series {
 void plot_series_init(struct plot_series *s, int max_points);
 void plot_series_free(struct plot_series *s);
 /* Before the first point: start at the smallest power-of-two bucket width
- * that holds span_us, where coarsening from 1 us ends for a series spanning
- * it (same buckets, without the ~15 merging passes on the way). */
+ * that holds span_us, where coarsening from 1 us ends for a series whose
+ * points span that power-of-two bracket (the same buckets then, without the
+ * ~15 merging passes on the way); a series spanning less keeps these
+ * coarser buckets. */
 void plot_series_expect_span(struct plot_series *s, int64_t span_us);
 /* Returns 0, or -1 when out of memory. */
 int plot_series_add(struct plot_series *s, int64_t t_us, double v);
@@ -86,9 +88,11 @@ struct plot_run *plot_run_new(const char *label, int max_points);
 /* The events to come span at most span_us (a simulated run knows its
  * length): each series starts at the bucket width that span needs instead
  * of 1 us, so it does not merge its way up there (~15 passes over every
- * series).  A series that spans it ends as it would have; a shorter one
- * keeps coarser buckets, still at least two per pixel column of a graph of
- * the whole run.  Call before the first event. */
+ * series).  A series whose points span the same power-of-two bracket ends
+ * as it would have; one that starts late or stops early (e.g. covering
+ * under 55-87 % of a 30-300 s run) keeps coarser buckets than it would
+ * have: for the run's series still about two per pixel column of a graph
+ * of the whole run.  Call before the first event. */
 void plot_run_expect_span(struct plot_run *r, int64_t span_us);
 void plot_run_free(struct plot_run *r);
 /* Feed events in file order.  Returns 0, or -1 when out of memory. */

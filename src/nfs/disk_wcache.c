@@ -12,6 +12,8 @@ void disk_wcache_init(struct disk_wcache *w, double mb, double media_mbps, doubl
 
 double disk_wcache_owed(struct disk_wcache *w, int64_t now)
 {
+	if (now < w->t)      /* time only moves forward; an earlier now drains nothing */
+		return w->owed_ns;
 	w->owed_ns -= (double)(now - w->t);
 	if (w->owed_ns < 0)
 		w->owed_ns = 0;

@@ -101,9 +101,15 @@ struct dat_writer *dat_writer_open(const char *path, enum trace_era era, const c
 		ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, DAT_ZSTD_LEVEL);
 		/* literals stored as they are, not Huffman-coded: 7 % of the
 		 * compression's instructions for 1.3 % of the file (3.2 10 dd 1M,
-		 * 30 s: 1.60 -> 1.62 MB); a libzstd without the parameter
-		 * refuses it and compresses as before */
+		 * 30 s: 1.60 -> 1.62 MB).  The parameter is of zstd's
+		 * experimental API (1.4.0 on, as ZSTD_compress2): a libzstd that
+		 * ever refuses it returns an error, ignored here, and compresses
+		 * them as before; the value's name changed in 1.5.1 */
+#if ZSTD_VERSION_NUMBER >= 10501
 		ZSTD_CCtx_setParameter(w->zc, ZSTD_c_literalCompressionMode, ZSTD_ps_disable);
+#else
+		ZSTD_CCtx_setParameter(w->zc, ZSTD_c_literalCompressionMode, ZSTD_lcm_uncompressed);
+#endif
 	}
 	if (!w->f || !w->zc) {
 		if (w->f)

@@ -29,6 +29,7 @@ static void link_rate_then_platter_rate_then_a_full_flush(void **state)
 	assert_true(t == 15.625 * MS);
 	int64_t now = (int64_t)(15.625 * MS);
 	assert_true(disk_wcache_owed(&w, now) == 23.4375 * MS);
+	assert_true(disk_wcache_owed(&w, now - 1000) == 23.4375 * MS);   /* an earlier time adds nothing */
 	t = disk_wcache_write_ns(&w, now, 10000, 10 * MS);
 	assert_true(t == 264.0625 * MS);
 	now += (int64_t)t;
