@@ -127,6 +127,18 @@ static void test_inexact_counted(void **s)
 	dat_write_event(w, &e);
 	dat_write_event(w, &e);
 	assert_int_equal(dat_writer_inexact(w), 7);
+	/* 32-bit fields: 3.2's balance_dirty_pages dirtied is unsigned int,
+	 * writeback_start's sync_mode int; each value outside counts once */
+	const int64_t u32[] = { -1, INT64_C(1) << 32, 0, UINT32_MAX }, s32[] = { INT64_C(1) << 31, INT32_MIN - INT64_C(1), INT32_MIN, INT32_MAX };
+	for (int i = 0; i < 4; i++) {
+		make_event(&e, EV_BALANCE_DIRTY_PAGES, 3, 20 + i);
+		e.v[F_DIRTIED] = u32[i];
+		dat_write_event(w, &e);
+		make_event(&e, EV_WRITEBACK_START, 3, 30 + i);
+		e.v[F_SYNC_MODE] = s32[i];
+		dat_write_event(w, &e);
+	}
+	assert_int_equal(dat_writer_inexact(w), 11);
 	assert_int_equal(dat_writer_close(w), 0);
 	unlink(path);
 }
