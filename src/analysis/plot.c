@@ -119,11 +119,7 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 		s->t0 = t;
 		s->width = s->width0 > 0 ? s->width0 : 1;
 	}
-	if (t >= s->last_lo && t < s->last_hi && s->fed) {
-		bucket_put_more(&s->b[s->last], t, v);   /* the cached bucket has points */
-		s->fed++;
-		return 0;
-	}
+	/* (the common case, a point in the cached bucket, is series_add's) */
 	/* Out-of-order timestamps (per-CPU buffers) before the start go to bucket 0. */
 	int64_t i = t <= s->t0 ? 0 : (t - s->t0) / s->width;
 	while (i >= s->cap) {
@@ -150,7 +146,7 @@ static inline __attribute__((always_inline)) int series_add(struct plot_series *
 {
 	/* an empty span (0, 0) until the first point and after coarsening */
 	if (t >= s->last_lo && t < s->last_hi) {
-		bucket_put_more(&s->b[s->last], t, v);
+		bucket_put_more(&s->b[s->last], t, v);   /* the cached bucket has points */
 		s->fed++;
 		return 0;
 	}
@@ -1775,8 +1771,8 @@ int plot_many(struct plot_job *jobs, int n, const struct plot_opts *o, int worke
 			continue;
 		}
 		/* wait for progress or a worker's exit (its pipe's end of file),
-		 * so the next job starts at once, not at the next look (50 ms:
-		 * a tenth of the seed's plotting went into such waits) */
+		 * so the next job starts at once, not at the next look up to
+		 * 50 ms later */
 		int np = 0, base = prog[0] >= 0;
 		if (base)
 			pf[np++] = (struct pollfd){ .fd = prog[0], .events = POLLIN };
