@@ -35,9 +35,4 @@ int report_write(const char *const *dirs, int ndirs, const struct report_opts *o
 /* Appends s to f with &, <, >, " and ' escaped. */
 void report_html_escape(FILE *f, const char *s);
 
-/* gnuplot's SVG path data from d up to the closing quote, rewritten to
- * relative tenths of a pixel on out; returns the closing quote, or NULL (and
- * writes nothing) when the data is not gnuplot's M/L/Z form. */
-const char *report_compact_path(FILE *out, const char *d, char quote);
-
 #endif

@@ -3,7 +3,8 @@
 # bounded time from its seed corpus fuzz/corpus/<target>/: the trace reader
 # for FUZZ_TIME seconds (default 10), the other readers of user input (kv
 # files, CASE names, --set and its sweeps, the run journal, CASE matrices and case files, a
-# result's cmdline, trace.dat files, saved graph series) for FUZZ_TIME/2 each: ~55 s.
+# result's cmdline, trace.dat files, saved graph series, the svg graphs a report inlines) for
+# FUZZ_TIME/2 each: ~60 s.
 set -u
 cd "$(dirname "$0")/../.."
 out=build-fuzz
@@ -11,7 +12,7 @@ time=${FUZZ_TIME:-10}
 short=$(( time / 2 > 0 ? time / 2 : 1 ))
 log=$(mktemp /tmp/wblab-fuzz.XXXXXX)
 trap 'rm -f "$log"' EXIT
-targets="trace_read kv case params set_sweep journal case_list cmdline dat plot_series"
+targets="trace_read kv case params set_sweep journal case_list cmdline dat plot_series svg_inline"
 
 if ! command -v "${CLANG:-clang}" >/dev/null; then
   for t in $targets; do echo "ok - fuzz_$t # SKIP no clang"; done; exit 0

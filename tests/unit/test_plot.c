@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "analysis/report.h"
+#include "analysis/svg_inline.h"
 #include "analysis/plot.h"
 #include "util/util.h"
 
@@ -501,7 +502,7 @@ static char *compacted(const char *d)
 	char *m = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&m, &n);
-	const char *e = report_compact_path(f, d, '"');
+	const char *e = svg_compact_path(f, d, '"');
 	fclose(f);
 	snprintf(buf, sizeof(buf), "%s", e ? m : "(copied)");
 	free(m);
