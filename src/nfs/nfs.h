@@ -20,6 +20,7 @@ struct nfs_rpc {
 	struct inode *inode;
 	uint64_t pages;
 	int stable;                 /* WRITE sent FILE_SYNC */
+	uint64_t index;             /* WRITE: the file's page offset of its first page (traces) */
 	ktime_t created, xmit_start;
 	struct nfs_mount *mount;
 	struct nfs_rpc *next;

@@ -92,6 +92,82 @@ static void writeback_dec(struct sim *s, struct nfs_mount *m, uint64_t n)
 		wake_up_all(s, &m->congestion_wq);
 }
 
+/* The 6.x nfs events (fs/nfs/nfstrace.h; docs/nfs-model.md, "The 6.x
+ * client").  What the model does not have is made up consistently: the
+ * superblock's dev_t is the bdi's 0:21, fhandle (the kernel's CRC32 of the
+ * server's file handle) a hash of the inode number, the verifier (the
+ * server's boot verifier) one constant; a WRITE's offset is the file's
+ * writeback_index, exact for sequential writers (writer.pattern=rand keeps no
+ * page positions: there it is the cyclic scan's position). */
+#define NFS_TRACE_SB_DEV 21               /* MKDEV(0, 21): sim.c names the bdi "0:21" */
+#define NFS_TRACE_VERIFIER 0x2d0c15610b5ee7a9LL
+
+static uint32_t nfs_fhandle_hash(uint64_t ino)
+{
+	uint64_t h = (ino + 1) * 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(h >> 32 ^ h);
+}
+
+enum { NFS_UNSTABLE = 0, NFS_FILE_SYNC = 2 };
+
+static void trace_nfs_begin(struct sim *s, struct sthread *th, struct wb_event *e, enum wb_event_type t,
+			    const struct inode *inode, uint64_t offset_bytes)
+{
+	ev_begin(s, th, e, t, NULL);
+	wb_event_set(e, F_DEV, NFS_TRACE_SB_DEV);
+	wb_event_set(e, F_INO, (int64_t)inode->ino);
+	wb_event_set(e, F_FHANDLE, nfs_fhandle_hash(inode->ino));
+	wb_event_set(e, F_OFFSET, (int64_t)offset_bytes);
+}
+
+/* nfs_initiate_write (nfs_initiate_pgio, in the thread that builds the RPC) */
+static void trace_nfs_initiate_write(struct sim *s, struct sthread *th, const struct nfs_rpc *r)
+{
+	struct wb_event e;
+	trace_nfs_begin(s, th, &e, EV_NFS_INITIATE_WRITE, r->inode, r->index * 4096);
+	wb_event_set(&e, F_NBYTES, (int64_t)(r->pages * 4096));
+	wb_event_set(&e, F_STABLE, r->stable ? NFS_FILE_SYNC : NFS_UNSTABLE);
+	ev_emit(s, &e);
+}
+
+/* nfs_writeback_done (the reply, in rpciod): tk_status is the decoded
+ * count on success (nfs3xdr's decode_write3resok returns it), so a good
+ * WRITE prints error=<bytes>; the server answers as it was asked */
+static void trace_nfs_writeback_done(struct sim *s, const struct nfs_rpc *r)
+{
+	struct wb_event e;
+	int64_t bytes = (int64_t)(r->pages * 4096);
+	trace_nfs_begin(s, NULL, &e, EV_NFS_WRITEBACK_DONE, r->inode, r->index * 4096);
+	wb_event_set(&e, F_ERROR, bytes);
+	wb_event_set(&e, F_NBYTES, bytes);
+	wb_event_set(&e, F_RES, bytes);
+	wb_event_set(&e, F_STABLE, r->stable ? NFS_FILE_SYNC : NFS_UNSTABLE);
+	wb_event_set(&e, F_VERIFIER, NFS_TRACE_VERIFIER);
+	ev_emit(s, &e);
+}
+
+/* nfs_initiate_commit: nfs_init_commit asks for the whole file (offset 0,
+ * count 0) */
+static void trace_nfs_initiate_commit(struct sim *s, struct sthread *th, const struct inode *inode)
+{
+	struct wb_event e;
+	trace_nfs_begin(s, th, &e, EV_NFS_INITIATE_COMMIT, inode, 0);
+	wb_event_set(&e, F_NBYTES, 0);
+	ev_emit(s, &e);
+}
+
+/* nfs_commit_done: status 0, and NFSv3's decoder marks a good COMMIT
+ * FILE_SYNC */
+static void trace_nfs_commit_done(struct sim *s, const struct inode *inode)
+{
+	struct wb_event e;
+	trace_nfs_begin(s, NULL, &e, EV_NFS_COMMIT_DONE, inode, 0);
+	wb_event_set(&e, F_ERROR, 0);
+	wb_event_set(&e, F_STABLE, NFS_FILE_SYNC);
+	wb_event_set(&e, F_VERIFIER, NFS_TRACE_VERIFIER);
+	ev_emit(s, &e);
+}
+
 static struct nfs_ioc *ioc_alloc(struct nfs_mount *m, struct inode *inode)
 {
 	struct nfs_ioc *c = m->ioc_free;
@@ -119,9 +195,12 @@ static void ioc_free(struct nfs_mount *m, struct nfs_ioc *c)
  * nfs_commit_list); returns its pages.  Its task has NORMAL priority
  * (flush_task_priority of how = 0 or FLUSH_SYNC) and belongs to the thread
  * that sends it (tk_owner, the tgid). */
-static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode *inode, int owner)
+static uint64_t nfs_commit_send(struct sim *s, struct nfs_mount *m, struct inode *inode, int owner,
+			       struct sthread *th)
 {
 	struct nfs_inode *ni = inode->fs_private;
+	if (s->model->nfs_client->trace_6x)
+		trace_nfs_initiate_commit(s, th, inode);
 	uint64_t n = ni->ncommit;
 	ni->commit_locked = 1;
 	ni->ncommitting += n;
@@ -189,6 +268,7 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 		}
 		/* building the requests takes CPU; the dd waits on FLUSHING meanwhile */
 		cpu_run(s, th, (ktime_t)((double)k * s->p.writeback_page_ns));
+		uint64_t index = inode->writeback_index;
 		set_page_writeback(s, th->cpu, inode, k);
 		writeback_inc(m, k);
 		struct nfs_rpc *r = rpc_alloc(m);
@@ -201,6 +281,9 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 				(wbc->for_background || wbc->for_kupdate) ? RPC_PRIORITY_LOW : RPC_PRIORITY_NORMAL;
 		r->w.owner = th->pid;
 		r->stable = stable;
+		r->index = index;
+		if (s->model->nfs_client->trace_6x)
+			trace_nfs_initiate_write(s, th, r);
 		if (ioc) {
 			r->ioc = ioc;
 			ioc->refs++;
@@ -253,7 +336,7 @@ static void nfs_write_inode(struct sim *s, struct sthread *th, struct inode *ino
 	case NFS_COMMIT_SEND:
 		break;
 	}
-	uint64_t sent = nfs_commit_send(s, m, inode, th->pid);
+	uint64_t sent = nfs_commit_send(s, m, inode, th->pid, th);
 	/* commits count as written for the caller's budget (6.x too: __nfs_commit_inode) */
 	wbc->nr_to_write -= (int64_t)sent;
 	if (wbc->nr_to_write < 0)
@@ -277,6 +360,8 @@ void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 {
 	struct inode *inode = r->inode;
 	struct nfs_inode *ni = inode->fs_private;
+	if (s->model->nfs_client->trace_6x)
+		trace_nfs_writeback_done(s, r);
 	end_page_writeback(s, inode, r->pages, !r->stable);
 	if (!r->stable && s->model->nfs_client->unstable_as_writeback)
 		unstable_to_writeback(s, inode, (int64_t)r->pages);
@@ -288,7 +373,7 @@ void nfs_write_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	if (r->ioc && !--r->ioc->refs) {
 		/* nfs_io_completion_commit: the call's WRITEs are all answered */
 		if (ni->ncommit)
-			nfs_commit_send(s, m, inode, NFS_OWNER_RPCIOD);
+			nfs_commit_send(s, m, inode, NFS_OWNER_RPCIOD, NULL);
 		ioc_free(m, r->ioc);
 	}
 }
@@ -304,6 +389,8 @@ void nfs_commit_done(struct sim *s, struct nfs_mount *m, struct nfs_rpc *r)
 	clear_unstable_pages(s, inode, r->pages);
 	ni->ncommitting -= r->pages;
 	ni->commit_locked = ni->ncommitting > 0;
+	if (s->model->nfs_client->trace_6x)
+		trace_nfs_commit_done(s, inode);
 	struct wb_event e;
 	ev_begin(s, NULL, &e, EV_NFS_COMMIT_RELEASE, inode->bdi);
 	wb_event_set(&e, F_INO, (int64_t)inode->ino);

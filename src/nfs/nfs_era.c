@@ -28,5 +28,6 @@ const struct nfs_client_era nfs_client_6x = {
 	.commit_after_writeback = 1,
 	.io_completion_commit = 1,
 	.rpc_queue_fair = 1,
+	.trace_6x = 1,
 	.congestion = NFS_CONG_WAIT,
 };

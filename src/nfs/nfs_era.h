@@ -26,6 +26,8 @@ struct nfs_client_era {
 	unsigned rpc_queue_fair : 1;          /* 5.0 sunrpc: priority lists without per-owner batches (rpc_wait_queue.h) */
 	unsigned lowpri_background : 1;       /* 3.x wb_priority: background and kupdate WRITEs are RPC_PRIORITY_LOW
 					       * (FLUSH_LOWPRI); later kernels send every WRITE at NORMAL */
+	unsigned trace_6x : 1;                /* the 6.x nfs events (fs/nfs/nfstrace.h): nfs_initiate_write,
+					       * nfs_writeback_done, nfs_initiate_commit, nfs_commit_done */
 	enum nfs_write_congestion congestion;
 };
 

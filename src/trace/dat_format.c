@@ -144,12 +144,78 @@ static const char *bdi_field_name(enum wb_event_type t)
 	}
 }
 
+/* The 6.x nfs events' TP_STRUCT__entry (fs/nfs/nfstrace.h), which is not
+ * in print order: fileid prints the dev beside it, error comes first. */
+struct nfs6_member { enum wb_field f; struct kspec k; unsigned char array; };
+#define M(f, name, ctype, size, sgn) { f, { name, ctype, size, sgn }, 0 }
+static const struct nfs6_member nfs6_head[] = {
+	M(F_DEV, "dev", "dev_t", 4, 0), M(F_FHANDLE, "fhandle", "u32", 4, 0),
+	M(F_INO, "fileid", "u64", 8, 0), M(F_OFFSET, "offset", "loff_t", 8, 1),
+};
+static const struct nfs6_member nfs6_write[] = {
+	M(F_NBYTES, "count", "u32", 4, 0), M(F_STABLE, "stable", "unsigned long", 8, 0),
+};
+static const struct nfs6_member nfs6_write_done[] = {
+	M(F_NBYTES, "arg_count", "u32", 4, 0), M(F_RES, "res_count", "u32", 4, 0),
+	M(F_ERROR, "error", "int", 4, 1), M(F_STABLE, "stable", "unsigned long", 8, 0),
+	{ F_VERIFIER, { "verifier", "char", 8, 0 }, 1 },
+};
+static const struct nfs6_member nfs6_commit[] = {
+	M(F_NBYTES, "count", "u32", 4, 0),
+};
+static const struct nfs6_member nfs6_commit_done[] = {
+	M(F_ERROR, "error", "int", 4, 1), M(F_STABLE, "stable", "unsigned long", 8, 0),
+	{ F_VERIFIER, { "verifier", "char", 8, 0 }, 1 },
+};
+#undef M
+
+/* Their print fmt, as the kernel's format file gives it (TRACE_DEFINE_ENUM
+ * turns NFS_UNSTABLE.. into 0..2); the text writer prints the same. */
+#define NFS6_FILEID "fileid=%02x:%02x:%llu fhandle=0x%08x offset=%lld"
+#define NFS6_FILEID_ARGS "((unsigned int) ((REC->dev) >> 20)), ((unsigned int) ((REC->dev) & " \
+	"((1U << 20) - 1))), (unsigned long long)REC->fileid, REC->fhandle, (long long)REC->offset"
+#define NFS6_STABLE "__print_symbolic(REC->stable, { 0, \"UNSTABLE\" }, { 1, \"DATA_SYNC\" }, " \
+	"{ 2, \"FILE_SYNC\" })"
+#define NFS6_VERF "__print_hex_str(REC->verifier, 8)"
+
+static const char *nfs6_print_fmt(enum wb_event_type t)
+{
+	switch (t) {
+	case EV_NFS_INITIATE_WRITE:
+		return "\"" NFS6_FILEID " count=%u stable=%s\", " NFS6_FILEID_ARGS ", REC->count, "
+		       NFS6_STABLE;
+	case EV_NFS_WRITEBACK_DONE:
+		return "\"error=%d " NFS6_FILEID " count=%u res=%u stable=%s verifier=%s\", REC->error, "
+		       NFS6_FILEID_ARGS ", REC->arg_count, REC->res_count, " NFS6_STABLE ", " NFS6_VERF;
+	case EV_NFS_INITIATE_COMMIT:
+		return "\"" NFS6_FILEID " count=%u\", " NFS6_FILEID_ARGS ", REC->count";
+	case EV_NFS_COMMIT_DONE:
+		return "\"error=%d " NFS6_FILEID " stable=%s verifier=%s\", REC->error, " NFS6_FILEID_ARGS
+		       ", " NFS6_STABLE ", " NFS6_VERF;
+	default:
+		return NULL;
+	}
+}
+
+static const struct nfs6_member *nfs6_tail(enum wb_event_type t, int *n)
+{
+#define TAIL(a) (*n = (int)(sizeof(a) / sizeof(a[0])), a)
+	switch (t) {
+	case EV_NFS_INITIATE_WRITE: return TAIL(nfs6_write);
+	case EV_NFS_WRITEBACK_DONE: return TAIL(nfs6_write_done);
+	case EV_NFS_INITIATE_COMMIT: return TAIL(nfs6_commit);
+	case EV_NFS_COMMIT_DONE: return TAIL(nfs6_commit_done);
+	default: *n = 0; return NULL;
+	}
+#undef TAIL
+}
+
 static struct dat_event events[ERA_COUNT][EV_TYPE_COUNT];
 static unsigned char built[ERA_COUNT][EV_TYPE_COUNT];
 
 static void add_field(struct dat_event *d, int *off, struct dat_field x)
 {
-	int align = x.kind == DK_BDI ? 1 : x.size;
+	int align = x.kind == DK_BDI || x.array ? 1 : x.size;
 	*off = (*off + align - 1) / align * align;
 	x.offset = (unsigned short)*off;
 	*off += x.size;
@@ -162,8 +228,21 @@ static void build(enum trace_era era, enum wb_event_type t, const struct trace_f
 	int off = DAT_COMMON_SIZE;
 	d->type = t;
 	d->id = DAT_EVENT_ID_BASE + (int)t;
-	d->system = t == EV_NFS_COMMIT_UNSTABLE_PAGES || t == EV_NFS_COMMIT_RELEASE ? "nfs"
-										     : "writeback";
+	d->system = t == EV_NFS_COMMIT_UNSTABLE_PAGES || t == EV_NFS_COMMIT_RELEASE || fmt->nfs_6x ? "nfs"
+												     : "writeback";
+	if (fmt->nfs_6x) {
+		int n;
+		const struct nfs6_member *tail = nfs6_tail(t, &n);
+		for (int part = 0; part < 2; part++) {
+			const struct nfs6_member *m = part ? tail : nfs6_head;
+			int k = part ? n : (int)(sizeof(nfs6_head) / sizeof(nfs6_head[0]));
+			for (int i = 0; i < k; i++)
+				add_field(d, &off, (struct dat_field){ m[i].k.name, m[i].k.ctype, m[i].k.size,
+					m[i].k.sgn, DK_NUM, 0, m[i].f, m[i].array });
+		}
+		d->size = (off + 7) / 8 * 8;
+		return;
+	}
 	if (fmt->prefix != PFX_NONE)
 		add_field(d, &off, (struct dat_field){ bdi_field_name(t), "char", DAT_BDI_LEN, 0,
 						       DK_BDI, 0, 0 });
@@ -236,12 +315,16 @@ size_t dat_event_format(const struct dat_event *d, char *out, size_t cap)
 		      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n");
 	for (int i = 0; i < d->nfields; i++) {
 		const struct dat_field *x = &d->fields[i];
-		if (x->kind == DK_BDI)
+		if (x->kind == DK_BDI || x->array)
 			sb_printf(&b, "\tfield:char %s[%d];\toffset:%u;\tsize:%u;\tsigned:0;\n",
-				  x->name, DAT_BDI_LEN, x->offset, x->size);
+				  x->name, x->size, x->offset, x->size);
 		else
 			sb_printf(&b, "\tfield:%s %s;\toffset:%u;\tsize:%u;\tsigned:%u;\n", x->ctype,
 				  x->name, x->offset, x->size, x->is_signed);
+	}
+	if (fmt->nfs_6x) {
+		sb_printf(&b, "\nprint fmt: %s\n", nfs6_print_fmt(d->type));
+		return b.n < cap ? b.n : 0;
 	}
 	/* print fmt: the text writer's payload, piece by piece */
 	sb_printf(&b, "\nprint fmt: \"");

@@ -32,6 +32,7 @@ struct dat_field {
 	unsigned char kind;    /* enum dat_kind */
 	unsigned short offset;
 	enum wb_field f;       /* DK_NUM / DK_STATE */
+	unsigned char array;   /* a DK_NUM stored as char[size] (the nfs verifier) */
 };
 
 struct dat_event {

@@ -137,7 +137,10 @@ static int read_section(struct wbdat *d, uint64_t off, int want_id, unsigned cha
 	return 0;
 }
 
-/* The event formats section equals what we would write for the era. */
+/* The event formats section is what we would write for the era, or what
+ * an earlier wblab wrote: each format in the file is one of ours, in our
+ * order, with some of ours missing (a 6.x trace.dat written before the 6.x
+ * nfs events has none of them). */
 static int formats_are_ours(const unsigned char *p, size_t n, enum trace_era era)
 {
 	static const char *const systems[] = { "writeback", "nfs" };
@@ -151,20 +154,25 @@ static int formats_are_ours(const unsigned char *p, size_t n, enum trace_era era
 		if (pos + sl + 4 > n || memcmp(p + pos, systems[s], sl))
 			return 0;
 		pos += sl;
-		uint32_t cnt = rd32(p + pos), k = 0;
+		uint32_t cnt = rd32(p + pos);
 		pos += 4;
-		for (int t = 1; t < EV_TYPE_COUNT; t++) {
-			const struct dat_event *ev = dat_event_get(era, (enum wb_event_type)t);
-			if (!ev || strcmp(ev->system, systems[s]))
-				continue;
-			size_t len = dat_event_format(ev, text, sizeof(text));
-			if (k++ >= cnt || pos + 8 > n || rd64(p + pos) != len || pos + 8 + len > n ||
-			    memcmp(p + pos + 8, text, len))
+		int t = 1;
+		for (uint32_t k = 0; k < cnt; k++) {
+			if (pos + 8 > n)
 				return 0;
-			pos += 8 + len;
+			uint64_t flen = rd64(p + pos);
+			int found = 0;
+			for (; t < EV_TYPE_COUNT && !found; t++) {
+				const struct dat_event *ev = dat_event_get(era, (enum wb_event_type)t);
+				if (!ev || strcmp(ev->system, systems[s]))
+					continue;
+				size_t len = dat_event_format(ev, text, sizeof(text));
+				found = flen == len && pos + 8 + len <= n && !memcmp(p + pos + 8, text, len);
+			}
+			if (!found)
+				return 0;
+			pos += 8 + flen;
 		}
-		if (k != cnt)
-			return 0;
 	}
 	return pos == n;
 }

@@ -21,6 +21,8 @@ static const char *const field_names[F_COUNT] = {
 	[F_BACKGROUND] = "background", [F_OLDER] = "older", [F_ENQUEUE] = "enqueue",
 	[F_NPAGES] = "npages", [F_TOCOMMIT] = "tocommit", [F_WRITE_CHUNK] = "write_chunk",
 	[F_SYNC] = "sync", [F_RET] = "ret", [F_OFFSET] = "offset", [F_LEN] = "len",
+	[F_ERROR] = "error", [F_DEV] = "dev", [F_FHANDLE] = "fhandle", [F_NBYTES] = "count",
+	[F_RES] = "res", [F_STABLE] = "stable", [F_VERIFIER] = "verifier",
 };
 
 /* Later kernels renamed some fields; they mean the same quantity. */
@@ -35,6 +37,10 @@ static const struct { const char *alias; enum wb_field f; } field_aliases[] = {
 	{ "dirty_limit", F_LIMIT },
 	{ "nr_dirtied", F_DIRTIED },
 	{ "nr_written", F_WRITTEN },
+	/* the 6.x nfs events' kernel field names */
+	{ "fileid", F_INO },
+	{ "arg_count", F_NBYTES },
+	{ "res_count", F_RES },
 };
 
 static const char *const event_names[EV_TYPE_COUNT] = {
@@ -53,6 +59,10 @@ static const char *const event_names[EV_TYPE_COUNT] = {
 	[EV_WRITEBACK_WAKE_BACKGROUND] = "writeback_wake_background",
 	[EV_NFS_COMMIT_UNSTABLE_PAGES] = "nfs_commit_unstable_pages",
 	[EV_NFS_COMMIT_RELEASE] = "nfs_commit_release",
+	[EV_NFS_INITIATE_WRITE] = "nfs_initiate_write",
+	[EV_NFS_WRITEBACK_DONE] = "nfs_writeback_done",
+	[EV_NFS_INITIATE_COMMIT] = "nfs_initiate_commit",
+	[EV_NFS_COMMIT_DONE] = "nfs_commit_done",
 };
 
 const char *wb_field_name(enum wb_field f)

@@ -21,6 +21,10 @@ enum wb_event_type {
 	EV_WRITEBACK_WAKE_BACKGROUND, /* writeback:writeback_wake_background */
 	EV_NFS_COMMIT_UNSTABLE_PAGES, /* nfs:nfs_commit_unstable_pages (Wu's patch) */
 	EV_NFS_COMMIT_RELEASE,      /* nfs:nfs_commit_release (Wu's patch) */
+	EV_NFS_INITIATE_WRITE,      /* nfs:nfs_initiate_write (6.x) */
+	EV_NFS_WRITEBACK_DONE,      /* nfs:nfs_writeback_done (6.x) */
+	EV_NFS_INITIATE_COMMIT,     /* nfs:nfs_initiate_commit (6.x) */
+	EV_NFS_COMMIT_DONE,         /* nfs:nfs_commit_done (6.x) */
 	EV_TYPE_COUNT
 };
 
@@ -37,8 +41,15 @@ enum wb_field {
 	F_NR_PAGES, F_SYNC_MODE, F_KUPDATE, F_RANGE_CYCLIC, F_BACKGROUND,
 	F_OLDER, F_ENQUEUE,
 	F_NPAGES, F_TOCOMMIT, F_WRITE_CHUNK, F_SYNC, F_RET, F_OFFSET, F_LEN,
+	/* 6.x nfs events: the RPC's status (a WRITE's byte count on success),
+	 * the superblock's dev_t, the file handle's hash, the bytes asked and
+	 * answered, the stable_how (0 UNSTABLE, 1 DATA_SYNC, 2 FILE_SYNC) and
+	 * the server's 8-byte write verifier (its bytes in memory order) */
+	F_ERROR, F_DEV, F_FHANDLE, F_NBYTES, F_RES, F_STABLE, F_VERIFIER,
 	F_COUNT
 };
+
+_Static_assert(F_COUNT <= 64, "wb_event.present holds one bit per field");
 
 #define WB_COMM_LEN 24
 #define WB_BDI_LEN 32

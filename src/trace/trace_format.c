@@ -43,6 +43,32 @@ static const struct trace_fmt nfs_cup = { PFX_BDI_COLON, 6,
 static const struct trace_fmt nfs_rel = { PFX_BDI_COLON, 3,
 	{ F_INO, F_OFFSET, F_LEN }, {0}, 0, 0, 0 };
 
+/* fs/nfs/nfstrace.h (6.x): the WRITE and COMMIT calls and their replies */
+static const struct trace_fmt nfs6_write = { PFX_NONE, 5,
+	{ F_INO, F_FHANDLE, F_OFFSET, F_NBYTES, F_STABLE }, { [0] = "fileid" }, 0, 0, 0, 1 };
+static const struct trace_fmt nfs6_write_done = { PFX_NONE, 8,
+	{ F_ERROR, F_INO, F_FHANDLE, F_OFFSET, F_NBYTES, F_RES, F_STABLE, F_VERIFIER },
+	{ [1] = "fileid" }, 0, 0, 0, 1 };
+static const struct trace_fmt nfs6_commit = { PFX_NONE, 4,
+	{ F_INO, F_FHANDLE, F_OFFSET, F_NBYTES }, { [0] = "fileid" }, 0, 0, 0, 1 };
+static const struct trace_fmt nfs6_commit_done = { PFX_NONE, 6,
+	{ F_ERROR, F_INO, F_FHANDLE, F_OFFSET, F_STABLE, F_VERIFIER }, { [1] = "fileid" }, 0, 0, 0, 1 };
+
+static const char *const stable_names[] = { "UNSTABLE", "DATA_SYNC", "FILE_SYNC" };
+
+const char *trace_stable_name(int64_t v)
+{
+	return v >= 0 && v < 3 ? stable_names[v] : NULL;
+}
+
+int trace_stable_lookup(const char *p, int len)
+{
+	for (int i = 0; i < 3; i++)
+		if ((int)strlen(stable_names[i]) == len && !memcmp(stable_names[i], p, (size_t)len))
+			return i;
+	return -1;
+}
+
 int trace_era_ioless(enum trace_era era)
 {
 	return era == ERA_3_1_RC8_IOLESS || era >= ERA_3_2;
@@ -81,6 +107,14 @@ const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t)
 		return era == ERA_6X ? NULL : &nfs_cup;
 	case EV_NFS_COMMIT_RELEASE:
 		return era == ERA_6X ? NULL : &nfs_rel;
+	case EV_NFS_INITIATE_WRITE:
+		return era == ERA_6X ? &nfs6_write : NULL;
+	case EV_NFS_WRITEBACK_DONE:
+		return era == ERA_6X ? &nfs6_write_done : NULL;
+	case EV_NFS_INITIATE_COMMIT:
+		return era == ERA_6X ? &nfs6_commit : NULL;
+	case EV_NFS_COMMIT_DONE:
+		return era == ERA_6X ? &nfs6_commit_done : NULL;
 	default:
 		return NULL;
 	}

@@ -23,7 +23,13 @@ struct trace_fmt {
 	unsigned work_class : 1; /* "sb_dev %d:%d" before the fields, reason= after (3.2+) */
 	unsigned bare_written : 1; /* balance_dirty_written: "written %d" without '=' */
 	unsigned state_string : 1; /* writeback_single_inode state=I_DIRTY_PAGES|... */
+	unsigned nfs_6x : 1;       /* fs/nfs/nfstrace.h's style: fileid=MM:mm:INO (the dev in
+				    * hex), fhandle=0x%08x, stable=FILE_SYNC, verifier=16 hex */
 };
+
+/* stable_how as the 6.x nfs events print it (show_nfs_stable_how) */
+const char *trace_stable_name(int64_t v);
+int trace_stable_lookup(const char *p, int len);   /* -1 if unknown */
 
 /* NULL when the era had no such event. */
 const struct trace_fmt *trace_fmt_get(enum trace_era era, enum wb_event_type t);

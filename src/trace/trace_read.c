@@ -342,6 +342,65 @@ static int bare_word(struct cursor *c, struct wb_event *e, const char *t, const 
 	return 0;
 }
 
+/* Bare hex digits (no 0x), at most 16: a verifier or a dev half. */
+static int parse_hex(const char *p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (p == end || end - p > 16)
+		return -1;
+	for (; p < end; p++) {
+		int d = is_digit(*p) ? *p - '0' : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ?
+			(*p | 0x20) - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The 6.x nfs events' values that are not plain numbers (trace_format.h,
+ * nfs_6x): fileid=MM:mm:INO, stable=NAME, verifier=16 hex digits.  1 when
+ * this was one (set, or c->why said why not), 0 when it is a plain number. */
+static int nfs_6x_value(struct cursor *c, struct wb_event *e, int f, const char *v, const char *ve)
+{
+	uint64_t a, b;
+	int64_t x;
+	if (f == F_INO && memchr(v, ':', (size_t)(ve - v))) {
+		const char *c1 = memchr(v, ':', (size_t)(ve - v));
+		const char *c2 = memchr(c1 + 1, ':', (size_t)(ve - c1 - 1));
+		if (!c2 || parse_hex(v, c1, &a) || parse_hex(c1 + 1, c2, &b) || a > 0xfff ||
+		    b > 0xfffff || parse_int(c2 + 1, ve, &x)) {
+			c->why = "bad fileid";
+			return 1;
+		}
+		wb_event_set(e, F_DEV, (int64_t)(a << 20 | b));
+		wb_event_set(e, F_INO, x);
+		return 1;
+	}
+	if (f == F_STABLE && ve > v && !is_digit(*v)) {
+		int k = trace_stable_lookup(v, (int)(ve - v));
+		if (k < 0 && parse_int(v, ve, &x)) {
+			c->why = "bad stable";
+			return 1;
+		}
+		wb_event_set(e, F_STABLE, k >= 0 ? k : x);
+		return 1;
+	}
+	if (f == F_VERIFIER) {
+		if (ve - v != 16 || parse_hex(v, ve, &a)) {
+			c->why = "bad verifier";
+			return 1;
+		}
+		uint64_t m = 0;   /* printed byte by byte in memory order */
+		for (int i = 0; i < 8; i++)
+			m |= (a >> (8 * (7 - i)) & 0xff) << (8 * i);
+		wb_event_set(e, F_VERIFIER, (int64_t)m);
+		return 1;
+	}
+	return 0;
+}
+
 static int name_value(struct cursor *c, struct wb_event *e, const char *t, const char *eq,
 		      const char *te)
 {
@@ -353,6 +412,8 @@ static int name_value(struct cursor *c, struct wb_event *e, const char *t, const
 	int f = field_lookup(t, eq);
 	if (f < 0)
 		return 0;
+	if ((f == F_INO || f == F_STABLE || f == F_VERIFIER) && nfs_6x_value(c, e, f, eq + 1, te))
+		return c->why ? -1 : 0;
 	if (f == F_STATE ? parse_state(eq + 1, te, &x) : parse_int(eq + 1, te, &x)) {
 		c->why = eq + 1 == te ? "empty value" : "bad number";
 		return -1;

@@ -89,6 +89,60 @@ static void put_int_w(struct out *o, int64_t v, int w, char pad, int left)
 			*o->p++ = pad;
 }
 
+/* %0Nx: at least w lowercase hex digits */
+static void put_hex(struct out *o, uint64_t v, int w)
+{
+	char tmp[16], *q = tmp + sizeof(tmp);
+	do {
+		*--q = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	for (int n = (int)(tmp + sizeof(tmp) - q); n < w && o->p < o->end; n++)
+		*o->p++ = '0';
+	put_mem(o, q, (size_t)(tmp + sizeof(tmp) - q));
+}
+
+/* A value of a 6.x nfs event in nfstrace.h's style (trace_format.h) */
+static void put_nfs_6x(struct out *o, const struct wb_event *e, enum wb_field f)
+{
+	const char *name;
+	switch (f) {
+	case F_INO:     /* "%02x:%02x:%llu": MAJOR(dev), MINOR(dev), fileid */
+		put_hex(o, (uint64_t)e->v[F_DEV] >> 20 & 0xfff, 2);
+		put_str(o, ":");
+		put_hex(o, (uint64_t)e->v[F_DEV] & 0xfffff, 2);
+		put_str(o, ":");
+		put_int(o, e->v[F_INO]);      /* a u64 the model keeps below 2^63 */
+		return;
+	case F_FHANDLE:
+		put_str(o, "0x");
+		put_hex(o, (uint32_t)e->v[f], 8);
+		return;
+	case F_STABLE:   /* __print_symbolic: an unknown value as 0x%lx */
+		if ((name = trace_stable_name(e->v[f]))) {
+			put_str(o, name);
+		} else {
+			put_str(o, "0x");
+			put_hex(o, (uint64_t)e->v[f], 1);
+		}
+		return;
+	case F_VERIFIER:  /* __print_hex_str of char[8]: the bytes in memory order */
+		for (int i = 0; i < 8; i++)
+			put_hex(o, (uint64_t)e->v[f] >> (8 * i) & 0xff, 2);
+		return;
+	case F_NBYTES:
+	case F_RES:
+	case F_DEV:
+		put_int(o, (int64_t)(uint32_t)e->v[f]);   /* u32 fields */
+		return;
+	case F_ERROR:
+		put_int(o, (int64_t)(int32_t)e->v[f]);
+		return;
+	default:
+		put_int(o, e->v[f]);
+	}
+}
+
 static void put_state(struct out *o, int64_t st)
 {
 	static const struct { int bit; const char *name; } bits[] = {
@@ -175,6 +229,8 @@ static void put_body(struct out *o, enum trace_era era, const struct trace_fmt *
 		put_mem(o, lab[i].text, lab[i].len);
 		if (f == F_STATE && fmt->state_string)
 			put_state(o, e->v[f]);
+		else if (fmt->nfs_6x)
+			put_nfs_6x(o, e, f);
 		else
 			put_int(o, e->v[f]);
 	}
