@@ -109,8 +109,8 @@ static const char *const formats[] = { "text", "tsv", "json", NULL };
 #define PO_STRUCT struct cli
 static const struct po_option options[] = {
 	OPT_STRING('c', "compare", o.field, "FIELD",
-		   "columns: kernel (default), fs, job, thresh, bg, bs,\n"
-		   "cpus, mem, run, group, source, or a key of `params`"),
+		   "columns: kernel (default), case, fs, job, thresh, bg,\n"
+		   "bs, cpus, mem, run, group, source, or a key of `params`"),
 	OPT_STRING('e', "evaluate", o.metric, "METRIC", "a name in `stats` (default write_bw)"),
 	OPT_CALLBACK('g', "grep", "REGEX", opt_grep,
 		     "keep only cases matching REGEX (POSIX extended;\n"

@@ -37,7 +37,7 @@ static const enum metric_id nfs_metrics[] = {
 
 static const char usage[] =
 	"usage: wblab seed [-o DIR] [-t SEC] [-j N] [--seed N] [--set KEY=VAL]... [--no-plots] [--no-trace]\n"
-	"                  [--trace-format dat|text]\n"
+	"                  [--trace-format dat|text] [-q]\n"
 	"Reproduce the seed table (docs/seed-reproduction.md): simulate its 12 NFS cases\n"
 	"under 3.1.0-rc8-vanilla+ (3.1 IO-ful throttling) and 3.1.0-rc8-nfs-wq4+ (IO-less\n"
 	"throttling + the NFS writeback wait queue), print the write_bw table in the\n"
@@ -47,7 +47,7 @@ struct cli {
 	const char *out;
 	double runtime;
 	uint64_t jobs, seed;
-	int no_plots, no_trace, text_trace;
+	int no_plots, no_trace, text_trace, quiet;
 	struct sim_params p;
 };
 
@@ -71,6 +71,7 @@ static const struct po_option options[] = {
 		     "override a model parameter (see 'wblab sim --help'); the\n"
 		     "same value applies to every case"),
 	OPT_FLAG(0, "no-plots", no_plots, "skip graphs and the report"),
+	OPT_FLAG('q', "quiet", quiet, "no progress lines on a terminal"),
 	OPT_FLAG(0, "no-trace", no_trace, "write no traces (implies --no-plots; stats are the same)"),
 	SIM_OPT_TRACE_FORMAT(text_trace, "dat (default): each result's trace.dat (trace-cmd v7,\n"
 					 "zstd); text: the ftrace text `trace` ('wblab trace DIR'\n"
@@ -133,7 +134,7 @@ static int run_self(char *const args[])
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static void plots_and_report(const char *out, char **van, char **wq4, int jobs)
+static void plots_and_report(const char *out, char **van, char **wq4, int jobs, int quiet)
 {
 	int bad = 0;
 	/* every result, and vanilla vs wq4 on the same axes at 1M, all in one
@@ -147,7 +148,7 @@ static void plots_and_report(const char *out, char **van, char **wq4, int jobs)
 			pj[nj++] = (struct plot_job){ .dir = van[i], .overlay = wq4[i] };
 	}
 	struct plot_opts po = { 0 };     /* the series each run saved */
-	int tty = isatty(STDERR_FILENO);
+	int tty = !quiet && isatty(STDERR_FILENO);
 	if (plot_many(pj, nj, &po, jobs, tty ? plot_progress_line : NULL, (void *)"plot"))
 		for (int i = 0; i < nj; i++)
 			if (pj[i].rc) {
@@ -156,10 +157,12 @@ static void plots_and_report(const char *out, char **van, char **wq4, int jobs)
 			}
 	char html[4200];
 	snprintf(html, sizeof(html), "%s/report.html", out);
-	char *rargs[2 * NSEED + 5];
+	char *rargs[2 * NSEED + 6];
 	int n = 0;
 	rargs[n++] = "wblab";
 	rargs[n++] = "report";
+	if (quiet)
+		rargs[n++] = "-q";
 	for (int i = 0; i < NSEED; i++)
 		rargs[n++] = van[i];
 	for (int i = 0; i < NSEED; i++)
@@ -226,6 +229,7 @@ static int run_seed(int argc, char **argv)
 	double runtime = o.runtime;
 	uint64_t jobs = o.jobs, rng_seed = o.seed;
 	int no_trace = o.no_trace, no_plots = o.no_plots || o.no_trace, text_trace = o.text_trace;
+	int quiet = o.quiet;
 	struct sim_params *p = &o.p;
 	struct sim_job js[2 * NSEED];
 	unsigned char *warned = calloc(params_count(), 1);
@@ -253,7 +257,7 @@ static int run_seed(int argc, char **argv)
 				.argc = argc, .argv = argv };
 	}
 	free(warned);
-	if (simulate_all(js, 2 * NSEED, (int)jobs, 1))
+	if (simulate_all(js, 2 * NSEED, (int)jobs, !quiet))
 		return 1;
 	if (write_order(out))
 		wb_error("cannot write %s/%s (compare of the root will order columns by name)", out,
@@ -270,7 +274,7 @@ static int run_seed(int argc, char **argv)
 		if (write_file_tables(out, dirs))
 			wb_error("cannot write the tables under %s", out);
 		if (!no_plots)
-			plots_and_report(out, dirs, dirs + NSEED, (int)jobs);
+			plots_and_report(out, dirs, dirs + NSEED, (int)jobs, quiet);
 	}
 	for (int i = 0; i < 2 * NSEED; i++)
 		free(dirs[i]);

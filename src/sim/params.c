@@ -50,7 +50,7 @@ static const struct param_desc descs[] = {
 	{ "dev.model", PT_NAME, P(dev.model), 0, 0, 0, "local device preset: hdd-2011, ssd, nvme, loop, or fifo (the disk.* model); any disk.* key alone selects fifo", dev_model_names },
 	{ "dev.elevator", PT_NAME, P(dev.elevator), 0, 0, 0, "I/O scheduler: auto (cfq for 3.x models, mq-deadline for current), noop/none, deadline/mq-deadline, cfq", dev_elevator_names },
 	{ "dev.ioend", PT_NAME, P(dev.ioend), 0, 0, 0, "when a written page ends writeback: auto (current on ext4/xfs: when its whole ioend is done, 8 MiB ext4 io_end / 16 MiB xfs ioend; 3.x models: per request), request (when its request completes)", dev_ioend_names },
-	{ "dev.nr_requests", PT_U64, P(dev.nr_requests), 0, 0, 65536, "block queue nr_requests; 0: the kernel's (3.x 128; blk-mq 2 x min(queue_depth, 128), queue_depth with none)" },
+	{ "dev.nr_requests", PT_U64, P(dev.nr_requests), 0, 0, 65536, "block queue nr_requests; 0: the kernel's (3.x 128; blk-mq 2 x min(queue_depth, 128), queue_depth with none); else 2..65536" },
 	{ "dev.max_sectors_kb", PT_U64, P(dev.max_sectors_kb), 512, 4, 65536, "largest request (max_sectors_kb)" },
 	{ "dev.queue_depth", PT_U64, P(dev.queue_depth), 31, 1, 65536, "requests the device holds at once (NCQ: 31 on SATA)" },
 	{ "dev.bw_mbps", PT_DOUBLE, P(dev.bw_mbps), 57, 1, 100000, "sustained write rate of the media (hdd) or device (ssd, loop), MiB/s" },

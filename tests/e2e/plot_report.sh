@@ -134,6 +134,10 @@ if command -v script >/dev/null; then
   check "plot shows N/M graphs on a terminal" 'grep -q "^plot: 10/10 graphs, 2/2 results" "$T/tty"'
   script -qc "'$W' plot -q -o '$T/prog' '$D32' >/dev/null" /dev/null >"$T/ttyq"
   check "plot -q is silent on a terminal" '[ ! -s "$T/ttyq" ]'
+  script -qc "'$W' seed -t 1 --no-plots -o '$T/sq1' >/dev/null" /dev/null | tr '\r' '\n' >"$T/stty"
+  check "seed shows N/M cases on a terminal" 'grep -q "^24/24 cases in " "$T/stty"'
+  script -qc "'$W' seed -q -t 1 --no-plots -o '$T/sq2' >/dev/null" /dev/null >"$T/sttyq"
+  check "seed -q is silent on a terminal" '[ ! -s "$T/sttyq" ]'
 fi
 "$W" plot -o "$T/prog" "$D32" >/dev/null 2>"$T/notty"
 check "plot is silent on stderr without a terminal" '[ ! -s "$T/notty" ]'
