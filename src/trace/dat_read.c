@@ -256,9 +256,11 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
 	unsigned char h[128];
 	ssize_t hn = pread(d->fd, h, sizeof(h), 0);
 	/* magic, "7\0", little endian, 8-byte long, page size, "zstd\0<ver>\0", options */
-	if (hn < 30 || memcmp(h, "\x17\x08\x44tracing7\0\0\x08", 14) || rd32(h + 14) != DAT_PAGE_SIZE ||
-	    memcmp(h + 18, "zstd\0", 5))
+	if (hn < 30 || memcmp(h, "\x17\x08\x44tracing7\0\0\x08", 14) || memcmp(h + 18, "zstd\0", 5))
 		return fail(d, err, errlen, NULL);
+	/* a page size not ours is refused below once the options say the file
+	 * is wblab's: libtracecmd would read it with that size, silently short */
+	uint32_t page_size = rd32(h + 14);
 	const unsigned char *ver_end = memchr(h + 23, 0, (size_t)hn - 23);
 	if (!ver_end || ver_end + 9 > h + hn)
 		return fail(d, err, errlen, NULL);
@@ -291,6 +293,10 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
 		pos += 6 + sz;
 		if (id == DAT_OPTION_DONE)
 			break;
+	}
+	if (era >= 0 && page_size != DAT_PAGE_SIZE) {
+		free(opt);
+		return fail(d, err, errlen, "a wblab trace.dat with a damaged header (page size)");
 	}
 	if (era < 0 || !ev_off || !cl_off || !buf_len) {
 		free(opt);

@@ -266,6 +266,46 @@ static void test_prefetch_damaged_same_error(void **s)
 	}
 }
 
+/* One byte flipped anywhere in the file: the reader either fails with an
+ * error or gives back exactly the undamaged events, never other numbers
+ * (zstd frames carry a content checksum; their literals are stored raw, so
+ * without it a flipped literal byte decodes into a wrong field). */
+static void test_no_silently_wrong_event(void **s)
+{
+	(void)s;
+	char path[] = "/tmp/wblab-test-dat.XXXXXX";
+	write_big(path, 20000);
+	char *good = read_lines(path, 0, 1L << 30);
+	assert_non_null(strstr(good, "rc=0 err="));
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	int errors = 0, same = 0;
+	for (long off = 16; off < size; off += size / 97 + 1) {
+		fseek(f, off, SEEK_SET);
+		int c = fgetc(f);
+		fseek(f, off, SEEK_SET);
+		fputc(c ^ 0x10, f);
+		fflush(f);
+		char *got = read_lines(path, 0, 1L << 30);
+		if (!strstr(got, "rc=0 err="))      /* refused at open (-2) or while reading (-1) */
+			errors++;
+		else if (!strcmp(got, good))
+			same++;
+		else
+			fail_msg("byte %ld of %ld flipped: the file read without an error but with other events", off, size);
+		free(got);
+		fseek(f, off, SEEK_SET);
+		fputc(c, f);
+		fflush(f);
+	}
+	fclose(f);
+	assert_true(errors > 50);   /* most bytes are compressed data */
+	free(good);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_era_6x), cmocka_unit_test(test_inexact_counted),
 		cmocka_unit_test(test_empty_file_reads), cmocka_unit_test(test_prefetch_reads_the_same),
 		cmocka_unit_test(test_prefetch_damaged_same_error),
+		cmocka_unit_test(test_no_silently_wrong_event),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
