@@ -268,7 +268,8 @@ static void nfs_writepages(struct sim *s, struct sthread *th, struct inode *inod
 		}
 		/* building the requests takes CPU; the dd waits on FLUSHING meanwhile */
 		cpu_run(s, th, (ktime_t)((double)k * s->p.writeback_page_ns));
-		uint64_t index = inode->writeback_index;
+		/* the cyclic scan wraps at the end of a random writer's file */
+		uint64_t index = m->file_pages ? inode->writeback_index % m->file_pages : inode->writeback_index;
 		set_page_writeback(s, th->cpu, inode, k);
 		writeback_inc(m, k);
 		struct nfs_rpc *r = rpc_alloc(m);

@@ -20,6 +20,7 @@
 #include "dat_prefetch.h"
 
 #define MAX_CPUS 1024
+_Static_assert(EV_TYPE_COUNT <= 64, "wbdat.declared holds one bit per event type");
 _Static_assert(WB_COMM_LEN > 16, "a stored comm (16 bytes, NUL-padded) is copied whole into wb_event");
 #define TS_SHIFT 27
 
@@ -72,6 +73,7 @@ struct wbdat {
 	int nheap;
 	int started;
 	struct dat_prefetch *pf;   /* NULL: chunks loaded synchronously */
+	uint64_t declared;         /* bit t: the file declares event type t's format */
 };
 
 static int prefetch_on = 1;
@@ -141,8 +143,9 @@ static int read_section(struct wbdat *d, uint64_t off, int want_id, unsigned cha
  * an earlier wblab wrote: each format in the file is one of ours, in our
  * order, with some of ours missing (a 6.x trace.dat written before the 6.x
  * nfs events has none of them). */
-static int formats_are_ours(const unsigned char *p, size_t n, enum trace_era era)
+static int formats_are_ours(const unsigned char *p, size_t n, enum trace_era era, uint64_t *declared)
 {
+	*declared = 0;
 	static const char *const systems[] = { "writeback", "nfs" };
 	char text[4096];
 	size_t pos = 0;
@@ -171,6 +174,7 @@ static int formats_are_ours(const unsigned char *p, size_t n, enum trace_era era
 			}
 			if (!found)
 				return 0;
+			*declared |= (uint64_t)1 << (t - 1);   /* t moved past the match */
 			pos += 8 + flen;
 		}
 	}
@@ -307,7 +311,7 @@ struct wbdat *wbdat_open(const char *path, char *err, size_t errlen)
 		free(opt);
 		return fail(d, err, errlen, "damaged event formats section");
 	}
-	int ours = formats_are_ours(sec, secn, d->era);
+	int ours = formats_are_ours(sec, secn, d->era, &d->declared);
 	free(sec);
 	sec = NULL;
 	if (!ours) {
@@ -515,6 +519,10 @@ static int decode(struct wbdat *d, const struct rcpu *c, struct wb_event *e)
 		return -1;
 	int id = rd16(p);
 	if (id <= DAT_EVENT_ID_BASE || id >= DAT_EVENT_ID_BASE + EV_TYPE_COUNT)
+		return -1;
+	/* a record of an event the file does not declare is damage: trace-cmd
+	 * would print it as an unknown event */
+	if (!(d->declared >> (id - DAT_EVENT_ID_BASE) & 1))
 		return -1;
 	struct rec_layout *L = &d->layout[id - DAT_EVENT_ID_BASE];
 	if (!L->known)

@@ -41,6 +41,9 @@ static const struct { const char *alias; enum wb_field f; } field_aliases[] = {
 	{ "fileid", F_INO },
 	{ "arg_count", F_NBYTES },
 	{ "res_count", F_RES },
+	/* 5.6-5.19 printed the RPC status as status= (6.0's "NFS: Improve
+	 * readpage/writepage tracing" renamed it error=) */
+	{ "status", F_ERROR },
 };
 
 static const char *const event_names[EV_TYPE_COUNT] = {

@@ -153,6 +153,13 @@ static void test_nfs_6x_events_round_trip(void **state)
 		/* the 3.x eras have none of them */
 		assert_int_equal(trace_format_line(ERA_3_2, &e, got, sizeof(got)), 0);
 	}
+	/* 5.6-5.19 printed status= where 6.0 on prints error= (and after res=) */
+	static const char v5[] = "          <idle>-0     [000]    12.004000: nfs_writeback_done: "
+		"fileid=00:35:1234 fhandle=0x0a0b0c0d offset=0 count=4096 res=4096 status=4096 "
+		"stable=UNSTABLE verifier=0102030405060708";
+	struct wb_event e5;
+	assert_int_equal(trace_parse_line(v5, strlen(v5), &e5), 1);
+	assert_int_equal(e5.v[F_ERROR], 4096);
 	/* damaged values are errors, not zeros */
 	static const char *const bad[] = {
 		"  kworker/u8:0-1500  [002]    12.000100: nfs_initiate_write: fileid=00:35 fhandle=0x1 "
