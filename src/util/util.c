@@ -195,15 +195,27 @@ static char *digits_before(char *end, uint64_t u)
 	return end;
 }
 
+/* decimal digits of u: its bit length times log10(2), then one compare */
+static int ndigits_u64(uint64_t u)
+{
+	static const uint64_t pow10[20] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+		10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+		100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL };
+	int n = u ? (int)(((64 - __builtin_clzll(u)) * 1233) >> 12) : 0;
+	return n < 20 && u >= pow10[n] ? n + 1 : n;
+}
+
+/* digits written in place, back from their end (no copy through a buffer:
+ * a graph series file is mostly these) */
 int fmt_lld(char *out, long long v)
 {
-	char tmp[24];
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-	char *d = digits_before(tmp + sizeof(tmp), u);
-	int len = 0, n = (int)(tmp + sizeof(tmp) - d);
+	int len = v < 0, n = u ? ndigits_u64(u) : 1;
 	if (v < 0)
-		out[len++] = '-';
-	memcpy(out + len, d, (size_t)n);
+		out[0] = '-';
+	digits_before(out + len + n, u);
 	len += n;
 	out[len] = 0;
 	return len;
@@ -224,6 +236,9 @@ int fmt_g9(char *out, double v)
 	}
 	if (!(a >= 1e-4 && a < 1e9))
 		return snprintf(out, 32, "%.9g", v);
+	/* a whole number below 1e9 has at most 9 digits: %.9g prints them all */
+	if (a == (double)(int64_t)a)
+		return fmt_lld(out, (long long)v);
 	/* a = m * 2^e from its bits, m odd: k = -e fractional binary digits */
 	uint64_t bits;
 	memcpy(&bits, &a, sizeof(bits));

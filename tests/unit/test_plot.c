@@ -454,7 +454,8 @@ static void saved_numbers_print_as_printf(void **state)
 				 1e9, 1234567890.5, 1e-4, 0.0001220703125, 3.0517578125e-05, -0.0,
 				 0.1, 1.0 / 3, 12345.678901, 1e300, -2.5e-7, 4096.0 / 1048576 * 37,
 				 12345678.25 /* a tie: to even, down */, 12345678.75, 50.13671875,
-				 999999999.5 /* carries to 1e+09 */, -0.000123977661 };
+				 999999999.5 /* carries to 1e+09 */, -0.000123977661,
+				 7, -123456789, 100000000, 4096, -1e8 /* whole numbers: the integer path */ };
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		int n = fmt_g9(a, fixed[i]);
 		snprintf(b, sizeof(b), "%.9g", fixed[i]);
