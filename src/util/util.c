@@ -180,17 +180,25 @@ static const char digit_pairs[201] =
 /* Writes u's decimal digits so that they end just before end; returns where they start. */
 static char *digits_before(char *end, uint64_t u)
 {
-	while (u >= 100) {
-		unsigned r = (unsigned)(u % 100);
-		u /= 100;
-		end -= 2;
-		memcpy(end, digit_pairs + 2 * r, 2);
+	/* four digits per 64-bit division, split by a 32-bit one */
+	while (u >= 10000) {
+		uint32_t r = (uint32_t)(u % 10000);
+		u /= 10000;
+		end -= 4;
+		memcpy(end, digit_pairs + 2 * (r / 100), 2);
+		memcpy(end + 2, digit_pairs + 2 * (r % 100), 2);
 	}
-	if (u >= 10) {
+	uint32_t v = (uint32_t)u;
+	if (v >= 100) {
 		end -= 2;
-		memcpy(end, digit_pairs + 2 * u, 2);
+		memcpy(end, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * v, 2);
 	} else {
-		*--end = (char)('0' + u);
+		*--end = (char)('0' + v);
 	}
 	return end;
 }
