@@ -97,8 +97,8 @@ static void series_coarsen(struct plot_series *s)
 			bucket_merge(&m, &s->b[2 * i + 1]);
 		s->b[i] = m;
 	}
-	/* buckets from `used` on are still empty: only the moved-out ones are cleared */
-	memset(s->b + half, 0, (size_t)(s->used - half) * sizeof(*s->b));
+	/* buckets from `used` on are not read: plot_series_add clears each
+	 * one as `used` grows over it */
 	s->used = half;
 	s->width *= 2;
 	s->last_hi = s->last_lo = 0;    /* the cached bucket moved */
@@ -113,7 +113,8 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 		return 0;
 	if (!s->b) {
 		s->cap = s->max_points / 2;
-		s->b = calloc((size_t)s->cap, sizeof(*s->b));
+		s->b = malloc((size_t)s->cap * sizeof(*s->b));   /* cleared as used */
+		s->used = 0;
 		if (!s->b)
 			return -1;
 		s->t0 = t;
@@ -126,9 +127,11 @@ int plot_series_add(struct plot_series *s, int64_t t, double v)
 		series_coarsen(s);
 		i = (t - s->t0) / s->width;
 	}
-	bucket_put(&s->b[i], t, v);
-	if (i >= s->used)
+	if (i >= s->used) {
+		memset(s->b + s->used, 0, (size_t)(i + 1 - s->used) * sizeof(*s->b));
 		s->used = (int)i + 1;
+	}
+	bucket_put(&s->b[i], t, v);
 	s->last = (int)i;
 	/* bucket 0 takes all earlier; the span is kept within +-2^53 so that
 	 * a point inside it is a point plot_series_add takes (series_add) */
@@ -607,7 +610,7 @@ static void save_flush(struct save_ctx *c)
 	c->n = 0;
 }
 
-static int save_point(void *arg, int64_t t, double v)
+static inline __attribute__((always_inline)) int save_point(void *arg, int64_t t, double v)
 {
 	struct save_ctx *c = arg;
 	if (c->n > sizeof(c->buf) - 64)
