@@ -9,7 +9,7 @@
  * past each other (writer_lookahead, docs/model.md) halved the 30 s matrix's
  * events (16.2 M to 8.6 M, a bound of ~2800 simulated s per CPU s with a free
  * model), but the instructions fell by a quarter (17.9 G to 13.6 G, callgrind);
- * cutting the trace path took them to 11.75 G (docs/model.md, Speed).  What
+ * cutting the trace path took them to 11.75 G, trace.dat checksums back to 11.90 G (docs/model.md, Speed).  What
  * is left is the throttle, zstd (a floor of ~7.5 instructions per raw byte),
  * the trace encoding, and the graph series and stats computed from every
  * event: ~530-600 simulated s per CPU s here.  */
