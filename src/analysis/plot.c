@@ -156,25 +156,39 @@ static inline __attribute__((always_inline)) int series_add(struct plot_series *
 	return plot_series_add(s, t, v);
 }
 
+/* A bucket's points in time order: its min and max, or one point when
+ * they coincide; returns how many (0 for an empty bucket). */
+static inline __attribute__((always_inline)) int bucket_npoints(const struct plot_bucket *b)
+{
+	return !b->n ? 0 : b->n == 1 || (b->tmin == b->tmax && b->vmin == b->vmax) ? 1 : 2;
+}
+
+static inline __attribute__((always_inline)) int bucket_points(const struct plot_bucket *b, int64_t t[2],
+							       double v[2])
+{
+	int np = bucket_npoints(b);
+	if (!np)
+		return 0;
+	int min_first = b->tmin <= b->tmax;
+	t[0] = min_first ? b->tmin : b->tmax;
+	v[0] = min_first ? b->vmin : b->vmax;
+	t[1] = min_first ? b->tmax : b->tmin;
+	v[1] = min_first ? b->vmax : b->vmin;
+	return np;
+}
+
 size_t plot_series_each(const struct plot_series *s,
 			int (*cb)(void *arg, int64_t t_us, double v), void *arg)
 {
 	size_t n = 0;
-	for (int i = 0; i < s->used; i++) {
-		const struct plot_bucket *b = &s->b[i];
-		if (!b->n)
-			continue;
-		int one = b->n == 1 || (b->tmin == b->tmax && b->vmin == b->vmax);
-		int min_first = b->tmin <= b->tmax;
-		n++;
-		if (cb(arg, min_first ? b->tmin : b->tmax, min_first ? b->vmin : b->vmax))
-			return n;
-		if (one)
-			continue;
-		n++;
-		if (cb(arg, min_first ? b->tmax : b->tmin, min_first ? b->vmax : b->vmin))
-			return n;
-	}
+	int64_t t[2];
+	double v[2];
+	for (int i = 0; i < s->used; i++)
+		for (int k = 0, np = bucket_points(&s->b[i], t, v); k < np; k++) {
+			n++;
+			if (cb(arg, t[k], v[k]))
+				return n;
+		}
 	return n;
 }
 
@@ -626,31 +640,18 @@ static inline __attribute__((always_inline)) int save_point(void *arg, int64_t t
 
 /* plot_series_each's points, counted and written without a callback per
  * point (the series file is a large part of a short run's trace cost) */
-static size_t series_points(const struct plot_series *s)
-{
-	size_t n = 0;
-	for (int i = 0; i < s->used; i++) {
-		const struct plot_bucket *b = &s->b[i];
-		if (b->n)
-			n += b->n == 1 || (b->tmin == b->tmax && b->vmin == b->vmax) ? 1 : 2;
-	}
-	return n;
-}
-
 static void save_series(struct save_ctx *c, const char *id, const struct plot_series *ps)
 {
+	int64_t t[2];
+	double v[2];
+	size_t n = 0;
+	for (int i = 0; i < ps->used; i++)
+		n += (size_t)bucket_npoints(&ps->b[i]);
 	save_flush(c);
-	fprintf(c->f, "series %s %llu %zu\n", id, (unsigned long long)ps->fed, series_points(ps));
-	for (int i = 0; i < ps->used; i++) {
-		const struct plot_bucket *b = &ps->b[i];
-		if (!b->n)
-			continue;
-		int one = b->n == 1 || (b->tmin == b->tmax && b->vmin == b->vmax);
-		int min_first = b->tmin <= b->tmax;
-		save_point(c, min_first ? b->tmin : b->tmax, min_first ? b->vmin : b->vmax);
-		if (!one)
-			save_point(c, min_first ? b->tmax : b->tmin, min_first ? b->vmax : b->vmin);
-	}
+	fprintf(c->f, "series %s %llu %zu\n", id, (unsigned long long)ps->fed, n);
+	for (int i = 0; i < ps->used; i++)
+		for (int k = 0, np = bucket_points(&ps->b[i], t, v); k < np; k++)
+			save_point(c, t[k], v[k]);
 	save_flush(c);
 }
 
