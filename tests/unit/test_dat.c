@@ -46,14 +46,21 @@ static void make_event(struct wb_event *e, enum wb_event_type t, int i, int64_t 
 	e->v[F_OFFSET] = -(int64_t)i;
 }
 
-static void roundtrip(enum trace_era era)
+/* A writer on a new temporary file named into path ("...XXXXXX"). */
+static struct dat_writer *new_writer(char *path, enum trace_era era)
 {
-	char path[] = "/tmp/wblab-test-dat.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
 	struct dat_writer *w = dat_writer_open(path, era, "test");
 	assert_non_null(w);
+	return w;
+}
+
+static void roundtrip(enum trace_era era)
+{
+	char path[] = "/tmp/wblab-test-dat.XXXXXX";
+	struct dat_writer *w = new_writer(path, era);
 	static char want[NEV][512];
 	int n = 0;
 	int64_t ts = 0;
@@ -166,11 +173,7 @@ static void test_empty_file_reads(void **s)
 /* A 3.2 trace of n events on 3 CPUs, ~20 zstd chunks per CPU for 300000. */
 static void write_big(char *path, int n)
 {
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	struct dat_writer *w = dat_writer_open(path, ERA_3_2, "test");
-	assert_non_null(w);
+	struct dat_writer *w = new_writer(path, ERA_3_2);
 	for (int i = 0; i < n; i++) {
 		struct wb_event e;
 		enum wb_event_type t = (enum wb_event_type)(1 + i % (EV_TYPE_COUNT - 1));
@@ -387,11 +390,7 @@ static void test_undeclared_event_is_damage(void **s)
 	(void)s;
 	for (int with_nfs = 1; with_nfs >= 0; with_nfs--) {
 		char path[] = "/tmp/wblab-test-dat.XXXXXX";
-		int fd = mkstemp(path);
-		assert_true(fd >= 0);
-		close(fd);
-		struct dat_writer *w = dat_writer_open(path, ERA_6X, "test");
-		assert_non_null(w);
+		struct dat_writer *w = new_writer(path, ERA_6X);
 		struct wb_event e;
 		for (int i = 0; i < 40; i++) {
 			make_event(&e, i == 20 ? EV_NFS_INITIATE_WRITE : EV_GLOBAL_DIRTY_STATE, i, i);
