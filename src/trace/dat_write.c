@@ -252,7 +252,7 @@ static inline __attribute__((always_inline)) void put_num(struct dat_writer *w, 
 	}
 }
 
-void dat_write_event(struct dat_writer *w, const struct wb_event *e)
+static void write_event(struct dat_writer *w, const struct wb_event *e)
 {
 	if ((unsigned)e->type >= EV_TYPE_COUNT)
 		return;
@@ -382,6 +382,15 @@ void dat_write_event(struct dat_writer *w, const struct wb_event *e)
 		}
 		}
 	}
+}
+
+/* The warning names events: one however many of its values are off. */
+void dat_write_event(struct dat_writer *w, const struct wb_event *e)
+{
+	unsigned long before = w->inexact;
+	write_event(w, e);
+	if (w->inexact > before)
+		w->inexact = before + 1;
 }
 
 /* ---- the file ---- */

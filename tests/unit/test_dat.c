@@ -150,6 +150,14 @@ static void test_inexact_counted(void **s)
 		dat_write_event(w, &e);
 	}
 	assert_int_equal(dat_writer_inexact(w), 11);
+	/* the count is of events: one with three values off (two fields out
+	 * of their types, and a second comm for its pid) counts once */
+	make_event(&e, EV_GLOBAL_DIRTY_STATE, 3, 40);
+	e.v[F_DIRTY] = -1;
+	e.v[F_WRITEBACK] = -2;
+	snprintf(e.comm, sizeof(e.comm), "third");
+	dat_write_event(w, &e);
+	assert_int_equal(dat_writer_inexact(w), 12);
 	assert_int_equal(dat_writer_close(w), 0);
 	unlink(path);
 }
