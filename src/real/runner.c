@@ -97,6 +97,7 @@ struct run_ctx {
 	struct scratch sc;         /* --scratch and this run's own dir in it */
 	char kernel[128];
 	char tracefs_dir[4200];
+	char out[4096];            /* -o as checked: canonical, used from then on */
 	int argc;
 	char **argv;
 };
@@ -424,7 +425,7 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 		if (interrupted)
 			return 0;
 	}
-	if (result_begin(&r, x->o->out, c, x->kernel, run, err, errlen))
+	if (result_begin(&r, x->out, c, x->kernel, run, err, errlen))
 		return -1;
 	/* after a SIGKILL, --cleanup removes the half-written result too */
 	off_t mark = journal_mark(&x->j);
@@ -516,11 +517,23 @@ static int close_run(struct run_ctx *x, struct run_state *st)
  * of --scratch (this run's is new, but one an earlier run left behind holds
  * its test file system's mount point): a result written there would vanish
  * with the mount, or be removed with the dir. */
-static int check_out(const struct run_opts *o, const struct scratch *sc, char *err, size_t errlen)
+static int check_out(const struct run_opts *o, const struct scratch *sc, char *out, size_t outlen,
+		     char *err, size_t errlen)
 {
 	char canon[4096];
 	if (links_trusted(o->out, "-o", err, errlen))
 		return -1;
+	/* the results are written below the canonical path, never the string
+	 * as given, which another user could re-point between check and use */
+	if (canonical_target(o->out, out, outlen)) {
+		snprintf(err, errlen, "-o '%s': %s", o->out,
+			 errno == EINVAL ? "a '.' or '..' in the part that does not exist yet" : strerror(errno));
+		return -1;
+	}
+	if (!path_chars_ok(out)) {
+		snprintf(err, errlen, "-o '%.300s': only letters, digits and /._+- are allowed in the path", out);
+		return -1;
+	}
 	if (existing_ancestor(o->out, canon, sizeof(canon))) {
 		snprintf(err, errlen, "-o '%s': %s", o->out, strerror(errno));
 		return -1;
@@ -562,7 +575,7 @@ int real_run(struct run_opts *o, int argc, char **argv)
 		wb_error("%s", err);
 		return 1;
 	}
-	if (check_out(o, &x.sc, err, sizeof(err))) {
+	if (check_out(o, &x.sc, x.out, sizeof(x.out), err, sizeof(err))) {
 		wb_error("%s", err);
 		return EXIT_USAGE;
 	}

@@ -111,6 +111,60 @@ int path_join(char *buf, size_t n, const char *dir, const char *name)
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
+int canonical_target(const char *path, char *canon, size_t n)
+{
+	char anc[PATH_MAX];
+	if (existing_ancestor(path, anc, sizeof(anc)))
+		return -1;
+	/* the components after the ancestor: strip from the end of path as
+	 * existing_ancestor did until the rest resolves to it */
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	const char *rest[PATH_MAX / 2];
+	int nrest = 0;
+	for (;;) {
+		char *r = realpath(buf, NULL);
+		if (r) {
+			free(r);
+			break;
+		}
+		if (errno != ENOENT)
+			return -1;
+		char *slash = strrchr(buf, '/');
+		const char *name = slash ? slash + 1 : buf;
+		if (!strcmp(name, ".") || !strcmp(name, "..")) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (*name)
+			rest[nrest++] = name;
+		if (!slash) {
+			snprintf(buf, sizeof(buf), ".");
+			continue;
+		}
+		if (slash == buf) {
+			buf[1] = 0;
+			continue;
+		}
+		*slash = 0;
+	}
+	size_t len = strlen(anc);
+	if (len >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(canon, anc, len + 1);
+	for (int i = nrest - 1; i >= 0; i--) {
+		char next[PATH_MAX];
+		if (path_join(next, sizeof(next), canon, rest[i]) || strlen(next) >= n) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(canon, next, strlen(next) + 1);
+	}
+	return 0;
+}
+
 int existing_ancestor(const char *path, char *canon, size_t n)
 {
 	char buf[PATH_MAX];

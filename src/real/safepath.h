@@ -28,6 +28,10 @@ int links_trusted(const char *arg, const char *what, char *err, size_t errlen);
 /* The nearest existing ancestor of path (or path itself), canonicalised;
  * path may be relative.  0 or -1 (errno). */
 int existing_ancestor(const char *path, char *canon, size_t n);
+/* path as root will use it: the canonical nearest existing ancestor joined
+ * with the components that do not exist yet, none of them "." or "..".  0,
+ * or -1 (errno: EINVAL for such a component, ENAMETOOLONG). */
+int canonical_target(const char *path, char *canon, size_t n);
 /* Removes the tree at path without following any symlink inside it (each
  * level opened with O_NOFOLLOW relative to its parent).  0 or -1 (errno). */
 int remove_tree_nofollow(const char *path);

@@ -76,19 +76,31 @@ static int enable_events(struct trace_instance *t, const char *bdi, char *err, s
 	return 0;
 }
 
+static int forget_entry(const struct jentry *e, void *arg)
+{
+	(void)e;
+	(void)arg;
+	return 0;
+}
+
 int real_tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
 		     const char *bdi, struct trace_instance *t, char *err, size_t errlen)
 {
 	char kb[32];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->path, sizeof(t->path), "%s/instances/%s", root, name);
+	off_t mark = journal_mark(j);
 	if (journal_add(j, "instance", t->path, NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
 	if (mkdir(t->path, 0700)) {
-		snprintf(err, errlen, "cannot create tracefs instance '%s': %s", t->path,
-			 strerror(errno));
+		int e = errno;
+		/* not made by this run (one of that name exists: another
+		 * user's or tool's): its entry goes, so no undo removes it */
+		if (journal_undo_to(j, mark, forget_entry, NULL))
+			e = EIO;
+		snprintf(err, errlen, "cannot create tracefs instance '%s': %s", t->path, strerror(e));
 		return -1;
 	}
 	snprintf(kb, sizeof(kb), "%u", buffer_kb);

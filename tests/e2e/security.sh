@@ -103,6 +103,10 @@ check_cmd "-o inside a run dir of --scratch is refused up front" eval '[ "$rc" =
 rm -r "$T/s/wblab-run.1.0"
 "${RUN[@]}" --scratch "$T/s" -o "" "$C" >"$T/o" 2>&1; rc=$?
 check_cmd "-o '' is refused" [ "$rc" = 2 ]
+"${RUN[@]}" --scratch "$T/s" -o "$T/new/../r5" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "-o with '..' in the part still to be made is refused up front" eval '[ "$rc" = 2 ] && grep -q "'"'"'..'"'"'" "$T/o" && [ ! -e "$T/new" ] && [ ! -e "$T/r5" ]'
+"${RUN[@]}" --scratch "$T/s" -o "$T/r	6" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "-o with a tab in it is refused up front, naming the rule" eval '[ "$rc" = 2 ] && grep -q "letters, digits" "$T/o" && [ ! -e "$T/r	6" ]'
 "${RUN[@]}" --scratch "$T/a b" -o "$T/r4" "$C" >"$T/o" 2>&1; rc=$?
 check_cmd "a --scratch with a blank in it is refused clearly" eval '[ "$rc" = 1 ] && grep -q "letters, digits" "$T/o"'
 # -o where another user could steer root's result writes: a directory that
