@@ -111,68 +111,11 @@ int path_join(char *buf, size_t n, const char *dir, const char *name)
 	return len < 0 || (size_t)len >= n ? -1 : 0;
 }
 
-int canonical_target(const char *path, char *canon, size_t n)
+/* existing_ancestor's walk: strips path's last component (in buf, a copy of
+ * path) until the rest resolves; with rest, records the stripped names
+ * (pointers into buf, the last one first) and refuses "." and "..". */
+static int walk_up(char *buf, size_t bufsize, char *canon, size_t n, const char **rest, int *nrest)
 {
-	char anc[PATH_MAX];
-	if (existing_ancestor(path, anc, sizeof(anc)))
-		return -1;
-	/* the components after the ancestor: strip from the end of path as
-	 * existing_ancestor did until the rest resolves to it */
-	char buf[PATH_MAX];
-	snprintf(buf, sizeof(buf), "%s", path);
-	const char *rest[PATH_MAX / 2];
-	int nrest = 0;
-	for (;;) {
-		char *r = realpath(buf, NULL);
-		if (r) {
-			free(r);
-			break;
-		}
-		if (errno != ENOENT)
-			return -1;
-		char *slash = strrchr(buf, '/');
-		const char *name = slash ? slash + 1 : buf;
-		if (!strcmp(name, ".") || !strcmp(name, "..")) {
-			errno = EINVAL;
-			return -1;
-		}
-		if (*name)
-			rest[nrest++] = name;
-		if (!slash) {
-			snprintf(buf, sizeof(buf), ".");
-			continue;
-		}
-		if (slash == buf) {
-			buf[1] = 0;
-			continue;
-		}
-		*slash = 0;
-	}
-	size_t len = strlen(anc);
-	if (len >= n) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(canon, anc, len + 1);
-	for (int i = nrest - 1; i >= 0; i--) {
-		char next[PATH_MAX];
-		if (path_join(next, sizeof(next), canon, rest[i]) || strlen(next) >= n) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		memcpy(canon, next, strlen(next) + 1);
-	}
-	return 0;
-}
-
-int existing_ancestor(const char *path, char *canon, size_t n)
-{
-	char buf[PATH_MAX];
-	if (!*path || strlen(path) >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	snprintf(buf, sizeof(buf), "%s", path);
 	for (;;) {
 		char *r = realpath(buf, NULL);
 		if (r) {
@@ -185,8 +128,17 @@ int existing_ancestor(const char *path, char *canon, size_t n)
 		if (errno != ENOENT)
 			return -1;
 		char *slash = strrchr(buf, '/');
+		if (rest) {
+			const char *name = slash ? slash + 1 : buf;
+			if (!strcmp(name, ".") || !strcmp(name, "..")) {
+				errno = EINVAL;
+				return -1;
+			}
+			if (*name)
+				rest[(*nrest)++] = name;
+		}
 		if (!slash) {
-			snprintf(buf, sizeof(buf), ".");
+			snprintf(buf, bufsize, ".");
 			continue;
 		}
 		if (slash == buf) {
@@ -196,6 +148,41 @@ int existing_ancestor(const char *path, char *canon, size_t n)
 		*slash = 0;
 	}
 }
+
+static int copy_path(char *buf, size_t n, const char *path)
+{
+	if (!*path || strlen(path) >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, strlen(path) + 1);
+	return 0;
+}
+
+/* The ancestor alone, or (names) joined with the components below it. */
+static int resolve(const char *path, char *canon, size_t n, int names)
+{
+	char buf[PATH_MAX];
+	if (copy_path(buf, sizeof(buf), path))
+		return -1;
+	const char *rest[PATH_MAX / 2];
+	int nrest = 0;
+	if (walk_up(buf, sizeof(buf), canon, n, names ? rest : NULL, &nrest))
+		return -1;
+	for (int i = nrest - 1; i >= 0; i--) {
+		char next[PATH_MAX];
+		if (path_join(next, sizeof(next), canon, rest[i]) || strlen(next) >= n) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(canon, next, strlen(next) + 1);
+	}
+	return 0;
+}
+
+int canonical_target(const char *path, char *canon, size_t n) { return resolve(path, canon, n, 1); }
+
+int existing_ancestor(const char *path, char *canon, size_t n) { return resolve(path, canon, n, 0); }
 
 /* Empties the directory dfd (consumed) level by level. */
 static int empty_dir(int dfd)
