@@ -87,6 +87,17 @@ int sysctl_undo(const struct jentry *e)
 		}
 		return 0;
 	}
+	/* both 0: the ratio was in force at 0 (legal with the bytes at 0).  A
+	 * ratio write clears the bytes only when it changes the ratio, so one
+	 * already at 0 goes through 1 */
+	char cr[64] = "", cb[64] = "";
+	if (sysctl_get(e->args[0], cr, sizeof(cr)) == 0 && sysctl_get(e->args[2], cb, sizeof(cb)) == 0 &&
+	    strcmp(cr, "0") == 0 && strcmp(cb, "0") == 0)
+		return 0;
+	if ((strcmp(cr, "0") == 0 && sysctl_put(e->args[0], "1")) || sysctl_put(e->args[0], "0")) {
+		wb_error("cannot restore %s = 0: %s", e->args[0], strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 

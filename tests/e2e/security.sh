@@ -219,4 +219,13 @@ check_cmd "the file wblab did not make is kept" [ -f "$mnt/someone-elses" ]
 rm -rf "$SCRATCH"
 same_as_before "stuck undo: machine as before"
 
+# a ratio of 0 in force (legal, with the bytes at 0) comes back as 0: the
+# undo does not take the 0 for "the bytes were in force"
+old_bg=$(sysctl -n vm.dirty_background_ratio); old_bgb=$(sysctl -n vm.dirty_background_bytes)
+sysctl -qw vm.dirty_background_ratio=0
+"${RUN[@]}" --scratch "$T/s" -o "$T/r7" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "a background ratio of 0 is restored as 0 (rc $rc, now $(sysctl -n vm.dirty_background_ratio)/$(sysctl -n vm.dirty_background_bytes))" \
+  eval '[ "$rc" = 0 ] && [ "$(sysctl -n vm.dirty_background_ratio)" = 0 ] && [ "$(sysctl -n vm.dirty_background_bytes)" = 0 ]'
+if [ "$old_bgb" != 0 ]; then sysctl -qw vm.dirty_background_bytes="$old_bgb"; else sysctl -qw vm.dirty_background_ratio="$old_bg"; fi
+
 echo "# hostile or odd inputs tried: $hostile; faults injected: $faults"
