@@ -228,4 +228,17 @@ check_cmd "a background ratio of 0 is restored as 0 (rc $rc, now $(sysctl -n vm.
   eval '[ "$rc" = 0 ] && [ "$(sysctl -n vm.dirty_background_ratio)" = 0 ] && [ "$(sysctl -n vm.dirty_background_bytes)" = 0 ]'
 if [ "$old_bgb" != 0 ]; then sysctl -qw vm.dirty_background_bytes="$old_bgb"; else sysctl -qw vm.dirty_background_ratio="$old_bg"; fi
 
+# a tracefs instance of the run's name that someone else made first (the
+# instances are one namespace across tracefs mounts): the run fails and
+# leaves it alone
+mkdir -p -m 0700 "$T/tm"
+if mount -t tracefs nodev "$T/tm" 2>/dev/null; then
+	(mkdir "$T/tm/instances/wblab-$BASHPID" && exec "$WBLAB" run -t 1 --image-size 512M --buffer-kb 4096 --scratch "$T/s" -o "$T/r8" "$C") >"$T/o" 2>&1; rc=$?
+	check_cmd "an instance wblab did not make is kept (rc $rc)" \
+	  eval '[ "$rc" = 1 ] && grep -q "File exists" "$T/o" && [ -n "$(ls -d "$T"/tm/instances/wblab-* 2>/dev/null)" ]'
+	rmdir "$T"/tm/instances/wblab-* 2>/dev/null
+	umount "$T/tm"
+	hostile=$((hostile + 1))
+fi
+
 echo "# hostile or odd inputs tried: $hostile; faults injected: $faults"
