@@ -1,10 +1,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mntent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
@@ -33,10 +35,21 @@ const char *mkfs_options(const char *fs)
 
 int run_quiet(char *const argv[])
 {
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		/* mkfs must not outlive a killed run (it would go on writing a
+		 * device the cleanup detaches), and gets the signals a shell
+		 * would give it: wblab ignores SIGPIPE, exec would keep that */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		int fd = open("/dev/null", O_WRONLY);
 		if (fd >= 0)
 			dup2(fd, 1);
