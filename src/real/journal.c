@@ -182,3 +182,11 @@ int journal_undo_to(struct journal *j, off_t mark, jundo_fn undo, void *arg)
 	free(e);
 	return failed;
 }
+
+int journal_forget_to(struct journal *j, off_t mark)
+{
+	if (mark > j->end || ftruncate(j->fd, mark) || fsync(j->fd))
+		return -1;
+	j->end = mark;
+	return 0;
+}

@@ -50,6 +50,10 @@ int journal_load(const struct journal *j, off_t from, struct jentry **e, int *n)
  * it succeeds; when all succeeded, truncates the journal to mark.  Returns
  * the number of undo actions that failed. */
 int journal_undo_to(struct journal *j, off_t mark, jundo_fn undo, void *arg);
+/* Drops the entries after mark without undoing them: for changes found not
+ * to have happened (or not to be this run's), whose undo would touch what
+ * is someone else's.  0 or -1. */
+int journal_forget_to(struct journal *j, off_t mark);
 
 /* Pure parsing: entries of text[0..len), at most max; returns the count or
  * -1 for a malformed line (a torn last line is ignored: it was never acted on). */

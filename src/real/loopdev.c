@@ -54,6 +54,7 @@ static int try_attach(struct journal *j, int ctl, int img, struct loopdev *l, ch
 	 * outlives the attachment: journal the old value first, so the undo (after
 	 * the detach) puts it back */
 	char bdi[32], ra[32];
+	off_t mark = journal_mark(j);
 	snprintf(bdi, sizeof(bdi), "7:%d", nr);
 	if (file_readf(ra, sizeof(ra), "/sys/class/bdi/%s/read_ahead_kb", bdi) == 0 &&
 	    journal_add(j, "bdi", bdi, "read_ahead_kb", ra, NULL)) {
@@ -84,6 +85,12 @@ static int try_attach(struct journal *j, int ctl, int img, struct loopdev *l, ch
 	close(fd);
 	if (rc) {
 		snprintf(err, n, "cannot attach %s to %s: %s", l->image, l->dev, strerror(e));
+		/* EBUSY: another user took the device first; it and its bdi are
+		 * theirs now, so no undo may touch them */
+		if (e == EBUSY && journal_forget_to(j, mark)) {
+			snprintf(err, n, "cannot write the journal: %s", strerror(errno));
+			return -1;
+		}
 		errno = e;
 		return e == EBUSY ? 1 : -1;
 	}
@@ -165,8 +172,8 @@ int loop_undo(const struct jentry *e, const char *rundir)
 int file_undo(const struct jentry *e)
 {
 	const char *base = strrchr(e->args[0], '/');
-	if (e->nargs != 1 || !base || strcmp(base, "/image") != 0)
-		return -1;  /* the image is the only file a run creates in its dir */
+	if (e->nargs != 1 || !base || (strcmp(base, "/image") != 0 && strcmp(base, "/owner") != 0))
+		return -1;  /* the only files a run creates in its dir (scratch.h) */
 	if (unlink(e->args[0]) && errno != ENOENT) {
 		wb_error("cannot remove '%s': %s", e->args[0], strerror(errno));
 		return -1;

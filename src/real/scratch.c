@@ -1,4 +1,6 @@
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "scratch.h"
+#include "fileio.h"
 #include "safepath.h"
 #include "../util/util.h"
 
@@ -69,6 +72,12 @@ int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char 
 			 "its path", canon);
 		return -1;
 	}
+	if (strlen(canon) > SCRATCH_ROOT_MAX) {
+		snprintf(err, errlen, "--scratch '%.200s...': %zu characters; at most %d, so that "
+			 "every path the run journals below it fits a journal entry", canon,
+			 strlen(canon), SCRATCH_ROOT_MAX);
+		return -1;
+	}
 	snprintf(s->root, sizeof(s->root), "%s", canon);
 	char where[PATH_MAX];
 	if (existing_ancestor(canon, where, sizeof(where))) {
@@ -76,6 +85,107 @@ int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char 
 		return -1;
 	}
 	return free_space(where, need_bytes, err, errlen);
+}
+
+static int boot_id(char *buf, size_t n)
+{
+	if (file_read("/proc/sys/kernel/random/boot_id", buf, n) || strlen(buf) != 36 ||
+	    strspn(buf, "0123456789abcdef-") != 36)
+		return -1;
+	return 0;
+}
+
+/* RUNDIR/owner: the boot the run dir was made in, journaled like the image */
+static int write_owner(struct journal *j, const char *run, char *err, size_t errlen)
+{
+	char path[4200], id[64];
+	if (boot_id(id, sizeof(id))) {
+		snprintf(err, errlen, "cannot read the boot id (/proc/sys/kernel/random/boot_id)");
+		return -1;
+	}
+	if (path_join(path, sizeof(path), run, "owner") || journal_add(j, "file", path, NULL)) {
+		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
+		return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int ok = fd >= 0 && dprintf(fd, "wblab run dir\nboot_id %s\n", id) > 0 && fsync(fd) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when name in the directory dfd is a run dir that a run of an earlier
+ * boot left (the journal, in the tmpfs /run, went with that boot; the loop
+ * device, mount and sysctls too, but the image stays on disk): root-owned,
+ * mode 0700, its owner file naming another boot, and nothing in it but what
+ * a run makes (owner, image, the mount point and tracefs dir, removed only
+ * when empty). */
+static int stale_rundir(int dfd, const char *name, const char *boot)
+{
+	struct stat st;
+	char text[128], want[64];
+	if (strncmp(name, "wblab-run.", 10) != 0 ||
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != 0 || (st.st_mode & 07777) != 0700)
+		return 0;
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int ofd = openat(fd, "owner", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t len = ofd >= 0 ? read(ofd, text, sizeof(text) - 1) : -1;
+	if (ofd >= 0)
+		close(ofd);
+	snprintf(want, sizeof(want), "wblab run dir\nboot_id %s\n", boot);
+	int stale = len > 0 && (text[len] = 0, strncmp(text, "wblab run dir\nboot_id ", 22) == 0) &&
+		    strcmp(text, want) != 0;
+	DIR *d = stale ? fdopendir(dup(fd)) : NULL;
+	for (struct dirent *de; d && stale && (de = readdir(d));) {
+		const char *n = de->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "owner"))
+			continue;
+		int regular = !strcmp(n, "image");
+		stale = (regular || !strcmp(n, "mnt") || !strcmp(n, "tracefs")) &&
+			fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == 0 &&
+			(regular ? S_ISREG(st.st_mode) && st.st_nlink == 1
+				 : S_ISDIR(st.st_mode));
+	}
+	if (d)
+		closedir(d);
+	close(fd);
+	return stale;
+}
+
+/* Removes the run dirs earlier boots left in root (the machine lock is
+ * held, so no run of this boot owns one): their images can be gigabytes.
+ * Best effort: what cannot be removed stays, with a warning. */
+static void remove_stale_rundirs(const char *root)
+{
+	char boot[64];
+	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd >= 0 && boot_id(boot, sizeof(boot)) == 0 ? fdopendir(dup(dfd)) : NULL;
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (!stale_rundir(dfd, de->d_name, boot))
+			continue;
+		int fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* the dirs first: one that is not empty (not ours) keeps the rest */
+		int ok = fd >= 0 && (unlinkat(fd, "mnt", AT_REMOVEDIR) == 0 || errno == ENOENT) &&
+			 (unlinkat(fd, "tracefs", AT_REMOVEDIR) == 0 || errno == ENOENT) &&
+			 (unlinkat(fd, "image", 0) == 0 || errno == ENOENT) &&
+			 unlinkat(fd, "owner", 0) == 0 && unlinkat(dfd, de->d_name, AT_REMOVEDIR) == 0;
+		if (fd >= 0)
+			close(fd);
+		fprintf(stderr, ok ? "wblab: removed %s/%s, left by a run before the last reboot\n"
+				   : "wblab: warning: cannot remove %s/%s (left by a run before the "
+				     "last reboot)\n", root, de->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (dfd >= 0)
+		close(dfd);
 }
 
 int scratch_create(struct journal *j, struct scratch *s, char *err, size_t errlen)
@@ -94,6 +204,7 @@ int scratch_create(struct journal *j, struct scratch *s, char *err, size_t errle
 	}
 	if (safe_dir_check(s->root, 0, "--scratch", err, errlen))
 		return -1;
+	remove_stale_rundirs(s->root);
 	for (int i = 0; i < 1000; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "wblab-run.%d.%d", (int)getpid(), i);
@@ -112,7 +223,7 @@ int scratch_create(struct journal *j, struct scratch *s, char *err, size_t errle
 			snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 			return -1;
 		}
-		return 0;
+		return write_owner(j, s->run, err, errlen);
 	}
 	snprintf(err, errlen, "no free run directory name in '%s'", s->root);
 	return -1;

@@ -2,13 +2,19 @@
  * trusted (safepath.h); wblab creates it when it is missing (and then removes
  * it when empty again), and works only inside a directory of its own made
  * there with a unique name, wblab-run.PID.N (mode 0700): the image, the mount
- * point and the private tracefs mount.  Whatever else is in --scratch is
+ * point, the private tracefs mount and an owner file naming the boot.  A run
+ * dir of an earlier boot (whose journal went with the tmpfs it lived in) is
+ * removed by the next run using the same --scratch.  Whatever else is in --scratch is
  * never touched, and everything wblab removes lies inside its own dir. */
 #ifndef WBLAB_REAL_SCRATCH_H
 #define WBLAB_REAL_SCRATCH_H
 #include <stddef.h>
 #include <stdint.h>
 #include "journal.h"
+
+/* The longest --scratch: the paths journaled below it (run dir, tracefs
+ * instance) add at most 64 characters, and a journal field holds J_ARG_LEN - 1. */
+#define SCRATCH_ROOT_MAX (J_ARG_LEN - 1 - 64)
 
 struct scratch {
 	char root[4096];   /* --scratch, canonical */

@@ -76,13 +76,6 @@ static int enable_events(struct trace_instance *t, const char *bdi, char *err, s
 	return 0;
 }
 
-static int forget_entry(const struct jentry *e, void *arg)
-{
-	(void)e;
-	(void)arg;
-	return 0;
-}
-
 int real_tracefs_instance(struct journal *j, const char *root, const char *name, unsigned buffer_kb,
 		     const char *bdi, struct trace_instance *t, char *err, size_t errlen)
 {
@@ -98,7 +91,7 @@ int real_tracefs_instance(struct journal *j, const char *root, const char *name,
 		int e = errno;
 		/* not made by this run (one of that name exists: another
 		 * user's or tool's): its entry goes, so no undo removes it */
-		if (journal_undo_to(j, mark, forget_entry, NULL))
+		if (journal_forget_to(j, mark))
 			e = EIO;
 		snprintf(err, errlen, "cannot create tracefs instance '%s': %s", t->path, strerror(e));
 		return -1;

@@ -29,6 +29,11 @@ int undo_ctx_load(struct undo_ctx *ctx, const struct journal *j, int verbose)
 			if (slash)
 				slash[slash == ctx->scratch ? 1 : 0] = 0;
 		}
+	/* a run that made --scratch but failed before its run dir: the scratch
+	 * entry alone names it (an rmdir, which leaves a non-empty dir) */
+	for (int i = 0; i < n && !ctx->rundir[0]; i++)
+		if (strcmp(e[i].kind, "scratch") == 0 && e[i].nargs == 1)
+			snprintf(ctx->scratch, sizeof(ctx->scratch), "%s", e[i].args[0]);
 	free(e);
 	return 0;
 }
