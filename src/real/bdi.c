@@ -9,8 +9,9 @@
 
 /* Kernel defaults.  The ratios are restored through their *_fine form (parts
  * per million since 6.2) so the exact old value comes back; min/max_bytes are
- * another view of the same ratio and are not written separately.  max comes
- * before min so that min <= max holds at every step, set and undone. */
+ * another view of the same ratio and are not written separately.  The
+ * kernel refuses a min above the max in force and a max below the min in
+ * force, so the order is chosen per device (knob_order). */
 static const struct { const char *name, *dflt, *fallback; } knobs[] = {
 	{ "max_ratio_fine", "1000000", "max_ratio" },
 	{ "min_ratio_fine", "0", "min_ratio" },
@@ -78,9 +79,13 @@ int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t err
 	/* the kernel's own ranges, checked here so that a bad value is a usage
 	 * error before anything changes, not a failed write after mkfs */
 	unsigned long long v = strtoull(val, NULL, 10);
-	if ((!strcmp(canon, "strict_limit") && v > 1) || (strstr(canon, "_fine") && v > 1000000)) {
+	/* read_ahead_kb has no kernel cap; 1 GiB is past any device's */
+	if ((!strcmp(canon, "strict_limit") && v > 1) || (strstr(canon, "_fine") && v > 1000000) ||
+	    (!strcmp(canon, "read_ahead_kb") && v > 1048576)) {
 		snprintf(err, errlen, "--set bdi.%s=%s: out of range (%s)", name, eq + 1,
-			 !strcmp(canon, "strict_limit") ? "0 or 1" : "0..1000000, parts per million");
+			 !strcmp(canon, "strict_limit")    ? "0 or 1"
+			 : !strcmp(canon, "read_ahead_kb") ? "0..1048576 KiB"
+							   : "0..1000000, parts per million");
 		return -1;
 	}
 	if (r->n == BDI_MAX_KNOBS) {
@@ -117,6 +122,32 @@ static void to_knob_units(const char *knob, const char *fine, char *out, size_t 
 		snprintf(out, n, "%s", fine);
 }
 
+/* A ratio knob in parts per million, from its _fine form or the percent
+ * form of a kernel before 6.2; -1 when the device has neither. */
+static long long ratio_ppm(const char *majmin, const char *fine)
+{
+	char v[64];
+	if (file_readf(v, sizeof(v), "/sys/class/bdi/%s/%s", majmin, fine) == 0 && digits(v))
+		return strtoll(v, NULL, 10);
+	if (file_readf(v, sizeof(v), "/sys/class/bdi/%s/%.9s", majmin, fine) == 0 && digits(v))
+		return strtoll(v, NULL, 10) * 10000;  /* "max_ratio" / "min_ratio" */
+	return -1;
+}
+
+/* Indexes of knobs[] in the order to set them: max first when the new max
+ * is not below the min in force, else min first (then the new min is at most
+ * the max in force, as new min <= new max < old min <= old max).  Either way
+ * every step keeps min <= max, and so does the undo, which replays the
+ * journal backwards. */
+static void knob_order(const char *majmin, const struct bdi_request *r, size_t order[4])
+{
+	long long cur_min = ratio_ppm(majmin, "min_ratio_fine");
+	long long want_max = strtoll(wanted(r, "max_ratio_fine", "1000000"), NULL, 10);
+	int min_first = cur_min > want_max;
+	for (size_t i = 0; i < ARRAY_SIZE(knobs); i++)
+		order[i] = i < 2 && min_first ? 1 - i : i;
+}
+
 int bdi_reset(struct journal *j, const char *majmin, const struct bdi_request *r, char *err,
 	      size_t errlen)
 {
@@ -124,7 +155,10 @@ int bdi_reset(struct journal *j, const char *majmin, const struct bdi_request *r
 		snprintf(err, errlen, "bad bdi name '%s'", majmin);
 		return -1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(knobs); i++) {
+	size_t order[ARRAY_SIZE(knobs)];
+	knob_order(majmin, r, order);
+	for (size_t o = 0; o < ARRAY_SIZE(knobs); o++) {
+		size_t i = order[o];
 		const char *knob = knobs[i].name;
 		char path[256], old[64], val[32];
 		snprintf(path, sizeof(path), "/sys/class/bdi/%s/%s", majmin, knob);

@@ -29,9 +29,10 @@ static int opt_scratch(const struct po_option *opt, const char *arg, void *base,
 static int opt_image_size(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
 	(void)opt;
-	if (parse_size(arg, &((struct run_opts *)base)->image_size) ||
-	    ((struct run_opts *)base)->image_size < (256ULL << 20)) {
-		snprintf(err, n, "'%s' is not a size of at least 256M (e.g. 8G)", arg);
+	/* 1024T: past any scratch file system, and far from the sums that wrap */
+	uint64_t *v = &((struct run_opts *)base)->image_size;
+	if (parse_size(arg, v) || *v < (256ULL << 20) || *v > (1ULL << 50)) {
+		snprintf(err, n, "'%s' is not a size of 256M..1024T (e.g. 8G)", arg);
 		return -1;
 	}
 	return 0;
@@ -77,7 +78,7 @@ const struct po_option run_options[] = {
 		     "with letters, digits and /._+- only; created if\n"
 		     "missing; nothing else in it is ever touched"),
 	OPT_CALLBACK(0, "image-size", "SIZE", opt_image_size,
-		     "sparse loop image size (default 8G; writers rewrite their\n"
+		     "sparse loop image size, 256M..1024T (default 8G; writers rewrite their\n"
 		     "files from the start after SIZE/2/NDD bytes); the\n"
 		     "scratch file system needs SIZE + 64M free"),
 	/* a 1990s disk to well past any NVMe; below 1 MiB/s a run learns nothing */
@@ -93,7 +94,8 @@ const struct po_option run_options[] = {
 	OPT_STRING(0, "dev", dev, "PATH",
 		   "use this block device instead of a loop image; DESTROYS\n"
 		   "it; needs --yes-destroy; refused while it or one of\n"
-		   "its partitions is mounted, swapped on or held"),
+		   "its partitions is mounted, swapped on or held, and a\n"
+		   "partition with --set bdi.* or --device-bw/-iops"),
 	OPT_FLAG(0, "yes-destroy", yes_destroy, "confirms --dev"),
 	OPT_FLAG(0, "no-trace", no_trace, "no tracing: write_bw from the /proc/vmstat written counter"),
 	OPT_FLAG(0, "overhead", overhead,

@@ -16,6 +16,8 @@ struct run_opts {
 	const char *kernel_name; /* NULL: uname -r */
 	const char *scratch;
 	const char *dev;         /* a real block device instead of a loop image */
+	char dev_path[4096];     /* --dev resolved once by preflight (canonical) */
+	unsigned long dev_rdev;  /* and its device number then */
 	int yes_destroy;
 	int cleanup;             /* undo a stale journal, then exit */
 	int no_trace;            /* measure without tracing (write_bw from /proc/vmstat) */

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include "loopdev.h"
 #include "machine.h"
 #include "mount.h"
+#include "safepath.h"
 #include "tracefs.h"
 
 /* The writers rewrite their files from the start once they hold half the
@@ -33,10 +35,32 @@ static void warn_unreachable_threshold(const struct run_opts *o, const struct wb
 			o->dev ? " (without --dev)" : "");
 }
 
+/* The kernel's own floors (mm/page-writeback.c's sysctl table): vm.dirty_bytes
+ * of at least two pages, vm.dirty_background_bytes of at least one byte.  A
+ * lower value would be refused by the sysctl write, after mkfs and mount. */
+static int knobs_writable(const struct wb_case *c, char *err, size_t errlen)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	if (c->thresh.is_bytes && c->thresh.value < 2 * page) {
+		snprintf(err, errlen, "case '%s': dirty threshold %s is below the kernel's floor "
+			 "for vm.dirty_bytes (2 pages, %llu bytes); nothing was changed", c->name,
+			 c->thresh.text, (unsigned long long)(2 * page));
+		return -1;
+	}
+	if (c->bg.is_bytes && c->bg.value < 1) {
+		snprintf(err, errlen, "case '%s': background threshold %s is below the kernel's "
+			 "floor for vm.dirty_background_bytes (1 byte); nothing was changed",
+			 c->name, c->bg.text);
+		return -1;
+	}
+	return 0;
+}
+
 int preflight_cases(struct run_opts *o, char *err, size_t errlen)
 {
 	for (int i = 0; i < o->ncases; i++) {
-		if (machine_match_case(&o->cases[i], err, errlen))
+		if (machine_match_case(&o->cases[i], err, errlen) ||
+		    knobs_writable(&o->cases[i], err, errlen))
 			return -1;
 		warn_unreachable_threshold(o, &o->cases[i]);
 	}
@@ -125,7 +149,62 @@ static int rdev_busy(dev_t rdev, char *why, size_t n)
 	return busy;
 }
 
-int preflight_machine(const struct run_opts *o, char *err, size_t errlen)
+/* 1 when rdev is a partition: its bdi and its request queue are the whole
+ * disk's, which the bdi knobs and the blkio throttle would change for every
+ * partition of it (and blkio refuses a partition's number). */
+static int rdev_is_partition(dev_t rdev)
+{
+	char p[96];
+	snprintf(p, sizeof(p), "/sys/dev/block/%u:%u/partition", major(rdev), minor(rdev));
+	return access(p, F_OK) == 0;
+}
+
+static int dev_resolve(struct run_opts *o, char *err, size_t errlen)
+{
+	struct stat st;
+	char why[512];
+	if (links_trusted(o->dev, "--dev", err, errlen))
+		return -1;
+	if (!realpath(o->dev, o->dev_path) || stat(o->dev_path, &st) || !S_ISBLK(st.st_mode)) {
+		snprintf(err, errlen, "--dev %s is not a block device", o->dev);
+		return -1;
+	}
+	o->dev_rdev = st.st_rdev;
+	if (rdev_busy(st.st_rdev, why, sizeof(why))) {
+		snprintf(err, errlen, "--dev %s (%u:%u) %s; refusing to destroy it; nothing was "
+			 "changed", o->dev, major(st.st_rdev), minor(st.st_rdev), why);
+		return -1;
+	}
+	if (rdev_is_partition(st.st_rdev) &&
+	    (o->bdi.n > 0 || o->device_bw > 0 || o->device_iops > 0)) {
+		snprintf(err, errlen, "--dev %s is a partition: --set bdi.* and --device-bw/-iops "
+			 "act on the whole disk's queue, shared with its other partitions; give "
+			 "a whole disk; nothing was changed", o->dev);
+		return -1;
+	}
+	return 0;
+}
+
+int preflight_dev_again(const struct run_opts *o, char *err, size_t errlen)
+{
+	struct stat st;
+	char why[512];
+	if (links_trusted(o->dev_path, "--dev", err, errlen))
+		return -1;
+	if (lstat(o->dev_path, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != o->dev_rdev) {
+		snprintf(err, errlen, "--dev %s is no longer the block device %u:%u it was when "
+			 "the run started", o->dev_path, major(o->dev_rdev), minor(o->dev_rdev));
+		return -1;
+	}
+	if (rdev_busy(st.st_rdev, why, sizeof(why))) {
+		snprintf(err, errlen, "--dev %s %s since the run started; not touching it",
+			 o->dev_path, why);
+		return -1;
+	}
+	return 0;
+}
+
+int preflight_machine(struct run_opts *o, char *err, size_t errlen)
 {
 	if (geteuid() != 0) {
 		snprintf(err, errlen, "'wblab run' must run as root: it sets vm.dirty_* sysctls, "
@@ -151,23 +230,14 @@ int preflight_machine(const struct run_opts *o, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	struct stat st;
-	char why[512];
-	if (o->dev && (stat(o->dev, &st) || !S_ISBLK(st.st_mode))) {
-		snprintf(err, errlen, "--dev %s is not a block device", o->dev);
+	if (o->dev && dev_resolve(o, err, errlen))
 		return -1;
-	}
-	if (o->dev && rdev_busy(st.st_rdev, why, sizeof(why))) {
-		snprintf(err, errlen, "--dev %s (%u:%u) %s; refusing to destroy it; nothing was "
-			 "changed", o->dev, major(st.st_rdev), minor(st.st_rdev), why);
-		return -1;
-	}
 	/* the writers of a --dev run fill up to 1 GiB (runner.c): a smaller
 	 * device, or an unattached loop device (0 bytes), would fail in mkfs or
 	 * mid-run, after the machine was changed */
 	if (o->dev) {
 		uint64_t bytes = 0;
-		int fd = open(o->dev, O_RDONLY | O_CLOEXEC);
+		int fd = open(o->dev_path, O_RDONLY | O_CLOEXEC);
 		int ok = fd >= 0 && ioctl(fd, BLKGETSIZE64, &bytes) == 0;
 		if (fd >= 0)
 			close(fd);

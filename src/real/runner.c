@@ -114,19 +114,21 @@ struct case_out {
 	struct trace_instance ti;   /* what was traced (nevents 0: untraced) */
 };
 
-/* --dev: the device itself plays the loop device's part; nothing to attach. */
-static int use_dev(const char *dev, struct loopdev *l, char *err, size_t errlen)
+/* --dev: the device itself plays the loop device's part; nothing to attach.
+ * It is the path preflight resolved, checked again: a case runs minutes
+ * after the last, and the device may have been mounted or replaced since. */
+static int use_dev(const struct run_opts *o, struct loopdev *l, char *err, size_t errlen)
 {
-	struct stat st;
-	char real[4096];
 	memset(l, 0, sizeof(*l));
-	if (!realpath(dev, real) || stat(real, &st)) {
-		snprintf(err, errlen, "--dev %s: %s", dev, strerror(errno));
+	if (preflight_dev_again(o, err, errlen))
+		return -1;
+	if (strlen(o->dev_path) >= sizeof(l->dev)) {
+		snprintf(err, errlen, "--dev %s: path too long", o->dev_path);
 		return -1;
 	}
-	snprintf(l->dev, sizeof(l->dev), "%.63s", real);
-	snprintf(l->name, sizeof(l->name), "%s", strrchr(real, '/') + 1);
-	snprintf(l->majmin, sizeof(l->majmin), "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	snprintf(l->dev, sizeof(l->dev), "%s", o->dev_path);
+	snprintf(l->name, sizeof(l->name), "%s", strrchr(o->dev_path, '/') + 1);
+	snprintf(l->majmin, sizeof(l->majmin), "%u:%u", major(o->dev_rdev), minor(o->dev_rdev));
 	snprintf(l->image, sizeof(l->image), "(none: --dev)");
 	return 0;
 }
@@ -169,7 +171,7 @@ static int setup_fs(struct run_ctx *x, const struct wb_case *c, struct loopdev *
 {
 	char image[4200];
 	path_join(image, sizeof(image), x->sc.run, "image");
-	if (x->o->dev ? use_dev(x->o->dev, l, err, errlen)
+	if (x->o->dev ? use_dev(x->o, l, err, errlen)
 		      : loop_setup(&x->j, image, x->o->image_size, l, err, errlen))
 		return -1;
 	/* the device's own writeback knobs and, for an emulated disk, its cap */
