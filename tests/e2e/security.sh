@@ -241,4 +241,90 @@ if mount -t tracefs nodev "$T/tm" 2>/dev/null; then
 	hostile=$((hostile + 1))
 fi
 
+# --- inputs the kernel would refuse only after setup: refused before it ------
+for bad in "--image-size 2000T" "--set bdi.read_ahead_kb=2000000"; do
+	"$WBLAB" run -t 1 $bad --scratch "$T/s9" -o "$T/r9" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "'$bad' is a usage error (rc $rc)" eval '[ "$rc" = 2 ] && [ ! -e "$T/s9" ]'
+done
+"${RUN[@]}" --scratch "$T/s9" -o "$T/r9" 'ext4-1dd-4k-*-*-4K:10' >"$T/o" 2>&1; rc=$?
+check_cmd "a dirty_bytes threshold below two pages is refused up front (rc $rc)" \
+  eval '[ "$rc" = 2 ] && grep -q "floor for vm.dirty_bytes" "$T/o" && [ ! -e "$T/s9" ]'
+hostile=$((hostile + 3))
+# a --scratch too long for the journal's fields is refused before it is made
+long=$T/long/$(printf 'd%.0s' $(seq 1 200))/$(printf 'e%.0s' $(seq 1 200))/$(printf 'f%.0s' $(seq 1 200))/$(printf 'g%.0s' $(seq 1 200))/$(printf 'h%.0s' $(seq 1 200))
+mkdir -p "${long%/*}"
+"${RUN[@]}" --scratch "$long" -o "$T/r9" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "a --scratch of ${#long} characters is refused, nothing made (rc $rc)" \
+  eval '[ "$rc" = 1 ] && grep -q "at most" "$T/o" && [ ! -e "$long" ] && [ ! -s /run/wblab/journal ]'
+rm -rf "$T/long"
+# a journal left holding only the scratch dir (a run that failed between the
+# two mkdirs) is undone by --cleanup, not stuck for good
+mkdir -p -m 0700 /var/lib/wblab-e2e-lone-$$
+printf '+\tscratch\t/var/lib/wblab-e2e-lone-%s\n' $$ >/run/wblab/journal; chmod 0600 /run/wblab/journal
+"$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
+check_cmd "a lone scratch entry is undone (rc $rc)" \
+  eval '[ "$rc" = 0 ] && [ ! -e /var/lib/wblab-e2e-lone-$$ ] && [ ! -e /run/wblab/journal ]'
+rm -rf /var/lib/wblab-e2e-lone-$$ /run/wblab/journal
+faults=$((faults + 2))
+
+# run dirs a reboot left (their journal went with /run): the next run with the
+# same --scratch removes those of another boot holding only what a run makes,
+# and keeps one of this boot, one with a file of someone else's, one without
+# an owner file
+mkrundir() {  # NAME BOOT_ID [EXTRA]
+	local d=$T/s/$1
+	mkdir -m 0700 "$d" "$d/mnt" "$d/tracefs"
+	[ -n "$2" ] && printf 'wblab run dir\nboot_id %s\n' "$2" >"$d/owner"
+	truncate -s 64M "$d/image"
+	[ -n "${3:-}" ] && echo theirs >"$d/$3"
+	return 0
+}
+rm -rf "$T/s"; mkdir -p -m 0700 "$T/s"
+gone=00000000-0000-4000-8000-000000000000
+mkrundir wblab-run.1.0 $gone; mkrundir wblab-run.1.1 "$(cat /proc/sys/kernel/random/boot_id)"
+mkrundir wblab-run.1.2 $gone notes; mkrundir wblab-run.1.3 ""
+"${RUN[@]}" --scratch "$T/s" -o "$T/r10" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "a run dir of an earlier boot is removed (rc $rc)" \
+  eval '[ "$rc" = 0 ] && [ ! -e "$T/s/wblab-run.1.0" ] && grep -q "before the last reboot" "$T/o"'
+check_cmd "this boot's, a foreign file's and an unmarked run dir are kept" \
+  eval '[ -f "$T/s/wblab-run.1.1/image" ] && [ -f "$T/s/wblab-run.1.2/notes" ] && [ -f "$T/s/wblab-run.1.3/image" ] && [ "$(ls "$T/s" | wc -l)" = 3 ]'
+rm -rf "$T/s"
+hostile=$((hostile + 3))
+
+# a loop bdi whose min_ratio another user raised: --set bdi.max_ratio below
+# it must lower the min first, and the undo put both back
+mkdir -p "$T/bd" && truncate -s 64M "$T/bd/img"
+own_loop "$T/bd/img" bdl; n=${bdl#/dev/loop}; own_loop_detach "$bdl"
+old_min=$(cat /sys/class/bdi/7:$n/min_ratio); old_max=$(cat /sys/class/bdi/7:$n/max_ratio)
+if [ "$(losetup -f)" = "$bdl" ] && echo 30 >/sys/class/bdi/7:$n/min_ratio; then
+	"${RUN[@]}" --set bdi.max_ratio=10 --scratch "$T/s" -o "$T/r11" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "max_ratio 10 on a bdi with min_ratio 30 runs, and both come back (rc $rc, $(cat /sys/class/bdi/7:$n/min_ratio)/$(cat /sys/class/bdi/7:$n/max_ratio))" \
+	  eval '[ "$rc" = 0 ] && grep -q "bdi.max_ratio_fine = 100000" "$T"/r11/*/*/params && [ "$(cat /sys/class/bdi/7:$n/min_ratio)" = 30 ] && [ "$(cat /sys/class/bdi/7:$n/max_ratio)" = "$old_max" ]'
+	echo "$old_min" >/sys/class/bdi/7:$n/min_ratio
+	faults=$((faults + 1))
+fi
+
+# --dev a partition with bdi knobs or a throttle: refused (they are the disk's)
+truncate -s 1200M "$T/bd/disk"
+pd=""
+if command -v sfdisk >/dev/null && echo ',1150M' | sfdisk -q "$T/bd/disk" >/dev/null 2>&1; then
+	pd=$(losetup -f); ra_saved="$ra_saved ${pd#/dev/loop}=$(cat "/sys/class/bdi/7:${pd#/dev/loop}/read_ahead_kb")"
+	losetup -P "$pd" "$T/bd/disk" || pd=""
+	for i in 1 2 3 4 5 6 7 8 9 10; do  # the scan may lag; partx adds what it missed
+		[ -z "$pd" ] || [ -b "${pd}p1" ] && break
+		partx -a "$pd" 2>/dev/null; sleep 0.2
+	done
+fi
+if [ -n "$pd" ] && [ -b "${pd}p1" ]; then
+	"$WBLAB" run -t 1 --no-trace --dev "${pd}p1" --yes-destroy --set bdi.strict_limit=1 -o "$T/r12" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "--dev PARTITION --set bdi.* is refused up front (rc $rc)" \
+	  eval '[ "$rc" = 1 ] && grep -q "is a partition" "$T/o" && [ ! -e "$T/r12" ]'
+	hostile=$((hostile + 1))
+else
+	skip "--dev PARTITION" "no partitioned loop device (sfdisk, losetup -P)"
+fi
+[ -n "$pd" ] && own_loop_detach "$pd"
+rm -rf "$T/bd"
+same_as_before "refusals, stale run dirs, bdi order: machine as before"
+
 echo "# hostile or odd inputs tried: $hostile; faults injected: $faults"

@@ -125,6 +125,31 @@ static void journal_file_round_trip_marks_undone_steps(void **state)
 	order[0] = 0;
 	assert_int_equal(journal_undo_to(&j, 0, record, NULL), 1);
 	assert_string_equal(order, "F");
+	/* forgetting drops what followed the mark without undoing it */
+	off_t kept = journal_mark(&j);
+	assert_int_equal(journal_add(&j, "H", NULL), 0);
+	assert_int_equal(journal_forget_to(&j, kept), 0);
+	assert_int_equal(journal_mark(&j), kept);
+	assert_int_equal(journal_forget_to(&j, kept + 1), -1);  /* past the end */
+	order[0] = 0;
+	assert_int_equal(journal_undo_to(&j, 0, record, NULL), 1);
+	assert_string_equal(order, "F");                         /* H never undone */
+	journal_close(&j);
+	/* a journal that names --scratch but no run dir (the run failed between
+	 * the two mkdirs) still lets the scratch entry be undone */
+	unlinkat(dfd, "journal", 0);
+	assert_int_equal(journal_open_at(&j, dfd, "journal", "J", err, sizeof(err)), 0);
+	assert_int_equal(journal_add(&j, "scratch", "/nonexistent-wblab/s", NULL), 0);
+	struct undo_ctx c;
+	assert_int_equal(undo_ctx_load(&c, &j, 0), 0);
+	assert_string_equal(c.scratch, "/nonexistent-wblab/s");
+	assert_string_equal(c.rundir, "");
+	assert_int_equal(journal_undo_to(&j, 0, real_undo, &c), 0);  /* rmdir: ENOENT is done */
+	assert_int_equal(journal_add(&j, "scratch", "/nonexistent-wblab/s", NULL), 0);
+	assert_int_equal(journal_add(&j, "rundir", "/nonexistent-wblab/s/wblab-run.1.0", NULL), 0);
+	assert_int_equal(undo_ctx_load(&c, &j, 0), 0);
+	assert_string_equal(c.scratch, "/nonexistent-wblab/s");
+	assert_string_equal(c.rundir, "/nonexistent-wblab/s/wblab-run.1.0");
 	journal_close(&j);
 	/* a journal others can read or write is refused */
 	assert_int_equal(fchmodat(dfd, "journal", 0644, 0), 0);
@@ -311,7 +336,11 @@ static void bdi_knob_requests(void **state)
 	assert_non_null(strstr(err, "unknown bdi knob"));
 	assert_int_equal(bdi_request_add(&r, "strict_limit=-1", err, sizeof(err)), -1);
 	assert_int_equal(bdi_request_add(&r, "strict_limit", err, sizeof(err)), -1);
+	assert_int_equal(bdi_request_add(&r, "read_ahead_kb=1048577", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "0..1048576 KiB"));
 	assert_int_equal(r.n, 2);
+	assert_int_equal(bdi_request_add(&r, "read_ahead_kb=1048576", err, sizeof(err)), 0);
+	assert_int_equal(r.n, 3);
 }
 
 static int parse(struct run_opts *o, char *err, ...)
@@ -369,6 +398,11 @@ static void options(void **state)
 	assert_int_equal(parse(&o, err, "--device-bw", "1e300", "ext4-1dd-4k-*-*-1G:10", NULL), -1);
 	assert_int_equal(parse(&o, err, "--set", "disk.bw_mbps=5", "ext4-1dd-4k-*-*-1G:10", NULL), -1);
 	assert_non_null(strstr(err, "bdi.KNOB"));
+	/* --image-size: 256M..1024T, so image + 64M never wraps */
+	assert_int_equal(parse(&o, err, "--image-size", "1024T", "ext4-1dd-4k-*-*-1G:10", NULL), 0);
+	assert_int_equal(parse(&o, err, "--image-size", "1025T", "ext4-1dd-4k-*-*-1G:10", NULL), -1);
+	assert_int_equal(parse(&o, err, "--image-size", "16777215T", "ext4-1dd-4k-*-*-1G:10", NULL), -1);
+	assert_int_equal(parse(&o, err, "--image-size", "255M", "ext4-1dd-4k-*-*-1G:10", NULL), -1);
 }
 
 int main(void)
