@@ -327,4 +327,36 @@ fi
 rm -rf "$T/bd"
 same_as_before "refusals, stale run dirs, bdi order: machine as before"
 
+# SIGKILL while mkfs runs: mkfs dies with wblab (it went on writing the
+# device the cleanup detaches), and --cleanup restores the machine.  The
+# device is capped at 50 MiB/s so that mkfs's ~200 MB take seconds; mkfs may
+# be in an uninterruptible wait for that I/O, so "dies" is: gone, or SIGKILL
+# pending (/proc/PID/status), within a second
+"$WBLAB" run -t 1 --image-size 8G --device-bw 50 --no-trace --scratch "$T/s" -o "$T/r13" "$C" >"$T/o" 2>&1 &
+wpid=$! mk=""
+for i in $(seq 1 1000); do
+	mk=$(pgrep -x mkfs.ext4 | head -1); [ -n "$mk" ] && break
+	kill -0 "$wpid" 2>/dev/null || break; sleep 0.01
+done
+if [ -n "$mk" ]; then
+	kill -9 "$wpid"; wait "$wpid" 2>/dev/null
+	killed() {  # gone, or SIGKILL (bit 9, mask 0x100) pending
+		local pnd
+		pnd=$(awk '/^(SigPnd|ShdPnd):/ { print $2 }' "/proc/$mk/status" 2>/dev/null) || return 0
+		[ -z "$pnd" ] && return 0
+		for p in $pnd; do (( 0x$p & 0x100 )) && return 0; done
+		return 1
+	}
+	for i in $(seq 1 50); do killed && break; sleep 0.02; done
+	check_cmd "mkfs dies with a SIGKILLed run" killed
+	for i in $(seq 1 300); do kill -0 "$mk" 2>/dev/null || break; sleep 0.1; done
+	faults=$((faults + 1))
+else
+	wait "$wpid"
+	skip "mkfs dies with a SIGKILLed run" "mkfs not seen running (no block throttling?)"
+fi
+"$WBLAB" run --cleanup >"$T/o" 2>&1
+rm -rf "$T/s"
+same_as_before "SIGKILL during mkfs, --cleanup: machine as before"
+
 echo "# hostile or odd inputs tried: $hostile; faults injected: $faults"
