@@ -126,7 +126,7 @@ static int use_dev(const struct run_opts *o, struct loopdev *l, char *err, size_
 		snprintf(err, errlen, "--dev %s: path too long", o->dev_path);
 		return -1;
 	}
-	snprintf(l->dev, sizeof(l->dev), "%s", o->dev_path);
+	snprintf(l->dev, sizeof(l->dev), "%.63s", o->dev_path);  /* length checked above */
 	snprintf(l->name, sizeof(l->name), "%s", strrchr(o->dev_path, '/') + 1);
 	snprintf(l->majmin, sizeof(l->majmin), "%u:%u", major(o->dev_rdev), minor(o->dev_rdev));
 	snprintf(l->image, sizeof(l->image), "(none: --dev)");

@@ -127,7 +127,7 @@ static int write_owner(struct journal *j, const char *run, char *err, size_t err
 static int stale_rundir(int dfd, const char *name, const char *boot)
 {
 	struct stat st;
-	char text[128], want[64];
+	char text[128], want[128];
 	if (strncmp(name, "wblab-run.", 10) != 0 ||
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
 	    st.st_uid != 0 || (st.st_mode & 07777) != 0700)
