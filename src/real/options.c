@@ -94,8 +94,8 @@ const struct po_option run_options[] = {
 	OPT_STRING(0, "dev", dev, "PATH",
 		   "use this block device instead of a loop image; DESTROYS\n"
 		   "it; needs --yes-destroy; refused while it or one of\n"
-		   "its partitions is mounted, swapped on or held, and a\n"
-		   "partition with --set bdi.* or --device-bw/-iops"),
+		   "its partitions is mounted, swapped on or held; a\n"
+		   "partition is refused (its bdi is the disk's)"),
 	OPT_FLAG(0, "yes-destroy", yes_destroy, "confirms --dev"),
 	OPT_FLAG(0, "no-trace", no_trace, "no tracing: write_bw from the /proc/vmstat written counter"),
 	OPT_FLAG(0, "overhead", overhead,

@@ -175,10 +175,9 @@ static int dev_resolve(struct run_opts *o, char *err, size_t errlen)
 			 "changed", o->dev, major(st.st_rdev), minor(st.st_rdev), why);
 		return -1;
 	}
-	if (rdev_is_partition(st.st_rdev) &&
-	    (o->bdi.n > 0 || o->device_bw > 0 || o->device_iops > 0)) {
-		snprintf(err, errlen, "--dev %s is a partition: --set bdi.* and --device-bw/-iops "
-			 "act on the whole disk's queue, shared with its other partitions; give "
+	if (rdev_is_partition(st.st_rdev)) {
+		snprintf(err, errlen, "--dev %s is a partition: its bdi, counters and trace "
+			 "events are the whole disk's, shared with its other partitions; give "
 			 "a whole disk; nothing was changed", o->dev);
 		return -1;
 	}

@@ -497,9 +497,12 @@ static int open_run(struct run_ctx *x, struct run_state *st, char *err, size_t e
 		state_unlock(st, 0);
 		return -1;
 	}
-	if (scratch_create(&x->j, &x->sc, err, errlen) || undo_ctx_load(&x->undo, &x->j, 0))
-		return -1;
-	return 0;
+	/* the undo context even when scratch_create failed half-way: what it
+	 * journaled (scratch, rundir, owner) must be undone by this run */
+	int rc = scratch_create(&x->j, &x->sc, err, errlen);
+	if (undo_ctx_load(&x->undo, &x->j, 0))
+		rc = -1;
+	return rc;
 }
 
 /* Last step of every run: everything undone, the journal removed. */
