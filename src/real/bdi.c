@@ -80,12 +80,17 @@ int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t err
 	 * error before anything changes, not a failed write after mkfs */
 	unsigned long long v = strtoull(val, NULL, 10);
 	/* read_ahead_kb has no kernel cap; 1 GiB is past any device's */
+	/* and the kernel keeps the sum of all bdis' min ratios below 100 %, so
+	 * a min of 100 % alone is refused (the sum with other bdis' is not
+	 * checked here: the write fails after setup, which is undone) */
+	int is_min = !strcmp(canon, "min_ratio_fine");
 	if ((!strcmp(canon, "strict_limit") && v > 1) || (strstr(canon, "_fine") && v > 1000000) ||
-	    (!strcmp(canon, "read_ahead_kb") && v > 1048576)) {
+	    (is_min && v >= 1000000) || (!strcmp(canon, "read_ahead_kb") && v > 1048576)) {
 		snprintf(err, errlen, "--set bdi.%s=%s: out of range (%s)", name, eq + 1,
 			 !strcmp(canon, "strict_limit")    ? "0 or 1"
 			 : !strcmp(canon, "read_ahead_kb") ? "0..1048576 KiB"
-							   : "0..1000000, parts per million");
+			 : is_min ? "below 100 %: 0..99 percent, 0..999999 parts per million"
+				  : "0..1000000, parts per million");
 		return -1;
 	}
 	if (r->n == BDI_MAX_KNOBS) {

@@ -76,7 +76,8 @@ const struct po_option run_options[] = {
 		     "owned by root and closed to others, as must every\n"
 		     "directory above it (sticky ones like /tmp excepted),\n"
 		     "with letters, digits and /._+- only; created if\n"
-		     "missing; nothing else in it is ever touched"),
+		     "missing; nothing else in it is touched but the\n"
+		     "run dirs an earlier boot left (docs/real-runs.md)"),
 	OPT_CALLBACK(0, "image-size", "SIZE", opt_image_size,
 		     "sparse loop image size, 256M..1024T (default 8G; writers rewrite their\n"
 		     "files from the start after SIZE/2/NDD bytes); the\n"

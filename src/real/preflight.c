@@ -149,9 +149,9 @@ static int rdev_busy(dev_t rdev, char *why, size_t n)
 	return busy;
 }
 
-/* 1 when rdev is a partition: its bdi and its request queue are the whole
- * disk's, which the bdi knobs and the blkio throttle would change for every
- * partition of it (and blkio refuses a partition's number). */
+/* 1 when rdev is a partition: its bdi, request queue, stat counters and
+ * per-bdi trace events are the whole disk's, shared with its siblings (and
+ * blkio refuses a partition's number). */
 static int rdev_is_partition(dev_t rdev)
 {
 	char p[96];

@@ -87,6 +87,10 @@ int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char 
 	return free_space(where, need_bytes, err, errlen);
 }
 
+/* The owner file's text; the prefix alone tells a run dir's owner file. */
+#define OWNER_PREFIX "wblab run dir\nboot_id "
+#define OWNER_FMT OWNER_PREFIX "%s\n"
+
 static int boot_id(char *buf, size_t n)
 {
 	if (file_read("/proc/sys/kernel/random/boot_id", buf, n) || strlen(buf) != 36 ||
@@ -108,7 +112,7 @@ static int write_owner(struct journal *j, const char *run, char *err, size_t err
 		return -1;
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int ok = fd >= 0 && dprintf(fd, "wblab run dir\nboot_id %s\n", id) > 0 && fsync(fd) == 0;
+	int ok = fd >= 0 && dprintf(fd, OWNER_FMT, id) > 0 && fsync(fd) == 0;
 	if (fd >= 0)
 		close(fd);
 	if (!ok) {
@@ -139,10 +143,18 @@ static int stale_rundir(int dfd, const char *name, const char *boot)
 	ssize_t len = ofd >= 0 ? read(ofd, text, sizeof(text) - 1) : -1;
 	if (ofd >= 0)
 		close(ofd);
-	snprintf(want, sizeof(want), "wblab run dir\nboot_id %s\n", boot);
-	int stale = len > 0 && (text[len] = 0, strncmp(text, "wblab run dir\nboot_id ", 22) == 0) &&
+	snprintf(want, sizeof(want), OWNER_FMT, boot);
+	int stale = len > 0 &&
+		    (text[len] = 0, strncmp(text, OWNER_PREFIX, strlen(OWNER_PREFIX)) == 0) &&
 		    strcmp(text, want) != 0;
-	DIR *d = stale ? fdopendir(dup(fd)) : NULL;
+	int dfd2 = stale ? dup(fd) : -1;
+	DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
+	if (!d) {
+		/* unlisted is not known to hold only what a run makes */
+		stale = 0;
+		if (dfd2 >= 0)
+			close(dfd2);
+	}
 	for (struct dirent *de; d && stale && (de = readdir(d));) {
 		const char *n = de->d_name;
 		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, "owner"))

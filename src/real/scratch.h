@@ -4,8 +4,9 @@
  * there with a unique name, wblab-run.PID.N (mode 0700): the image, the mount
  * point, the private tracefs mount and an owner file naming the boot.  A run
  * dir of an earlier boot (whose journal went with the tmpfs it lived in) is
- * removed by the next run using the same --scratch.  Whatever else is in --scratch is
- * never touched, and everything wblab removes lies inside its own dir. */
+ * removed by the next run using the same --scratch.  Whatever else is in
+ * --scratch is never touched, and everything wblab removes lies inside run
+ * dirs, its own or those earlier boots left. */
 #ifndef WBLAB_REAL_SCRATCH_H
 #define WBLAB_REAL_SCRATCH_H
 #include <stddef.h>

@@ -341,6 +341,11 @@ static void bdi_knob_requests(void **state)
 	assert_int_equal(r.n, 2);
 	assert_int_equal(bdi_request_add(&r, "read_ahead_kb=1048576", err, sizeof(err)), 0);
 	assert_int_equal(r.n, 3);
+	/* a min of 100 % the kernel refuses (min ratios sum below 100 %) */
+	assert_int_equal(bdi_request_add(&r, "min_ratio=100", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "below 100 %"));
+	assert_int_equal(bdi_request_add(&r, "min_ratio_fine=1000000", err, sizeof(err)), -1);
+	assert_int_equal(r.n, 3);
 }
 
 static int parse(struct run_opts *o, char *err, ...)
