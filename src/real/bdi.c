@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +82,8 @@ int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t err
 	unsigned long long v = strtoull(val, NULL, 10);
 	/* read_ahead_kb has no kernel cap; 1 GiB is past any device's */
 	/* and the kernel keeps the sum of all bdis' min ratios below 100 %, so
-	 * a min of 100 % alone is refused (the sum with other bdis' is not
-	 * checked here: the write fails after setup, which is undone) */
+	 * a min of 100 % alone is refused here (the sum with the other bdis' is
+	 * bdi_min_ratio_fits', before anything changes) */
 	int is_min = !strcmp(canon, "min_ratio_fine");
 	if ((!strcmp(canon, "strict_limit") && v > 1) || (strstr(canon, "_fine") && v > 1000000) ||
 	    (is_min && v >= 1000000) || (!strcmp(canon, "read_ahead_kb") && v > 1048576)) {
@@ -151,6 +152,36 @@ static void knob_order(const char *majmin, const struct bdi_request *r, size_t o
 	int min_first = cur_min > want_max;
 	for (size_t i = 0; i < ARRAY_SIZE(knobs); i++)
 		order[i] = i < 2 && min_first ? 1 - i : i;
+}
+
+int bdi_min_ratio_fits(const char *majmin, const struct bdi_request *r, char *err,
+		       size_t errlen)
+{
+	long long want = strtoll(wanted(r, "min_ratio_fine", "0"), NULL, 10), sum = 0;
+	char held[160] = "";
+	if (want <= 0)
+		return 0;
+	DIR *d = opendir("/sys/class/bdi");
+	for (struct dirent *de; d && (de = readdir(d));) {
+		if (!majmin_ok(de->d_name) || (majmin && !strcmp(de->d_name, majmin)))
+			continue;
+		long long v = ratio_ppm(de->d_name, "min_ratio_fine");
+		if (v <= 0)
+			continue;
+		sum += v;
+		size_t n = strlen(held);
+		if (n < sizeof(held) - 40)
+			snprintf(held + n, sizeof(held) - n, "%s%.20s %lld.%04lld %%", n ? ", " : "",
+				 de->d_name, v / 10000, v % 10000);
+	}
+	if (d)
+		closedir(d);
+	if (sum + want < 1000000)
+		return 0;
+	snprintf(err, errlen, "--set bdi.min_ratio: other bdis already hold %lld.%04lld %% (%s), and "
+		 "the kernel keeps the sum of all min ratios below 100 %%; nothing was changed",
+		 sum / 10000, sum % 10000, held);
+	return -1;
 }
 
 int bdi_reset(struct journal *j, const char *majmin, const struct bdi_request *r, char *err,

@@ -30,6 +30,12 @@ int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t err
  * 0, or -1 with err. */
 int bdi_reset(struct journal *j, const char *majmin, const struct bdi_request *r, char *err,
 	      size_t errlen);
+/* 0 when r's min ratio fits beside the min ratios every other bdi holds
+ * (the kernel keeps their sum below 100 %; majmin, the device's own bdi, is
+ * left out of the sum, NULL when not known yet: a loop device not attached
+ * counts whatever its bdi holds); -1 with err naming the bdis that hold them. */
+int bdi_min_ratio_fits(const char *majmin, const struct bdi_request *r, char *err,
+		       size_t errlen);
 /* Undo of a "bdi" entry: writes the old value back. */
 int bdi_undo(const struct jentry *e);
 

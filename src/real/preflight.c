@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "preflight.h"
+#include "bdi.h"
 #include "blkthrottle.h"
 #include "fileio.h"
 #include "loopdev.h"
@@ -230,6 +231,10 @@ int preflight_machine(struct run_opts *o, char *err, size_t errlen)
 		}
 	}
 	if (o->dev && dev_resolve(o, err, errlen))
+		return -1;
+	char majmin[32];
+	snprintf(majmin, sizeof(majmin), "%u:%u", major(o->dev_rdev), minor(o->dev_rdev));
+	if (bdi_min_ratio_fits(o->dev ? majmin : NULL, &o->bdi, err, errlen))
 		return -1;
 	/* the writers of a --dev run fill up to 1 GiB (runner.c): a smaller
 	 * device, or an unattached loop device (0 bytes), would fail in mkfs or
