@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/loop.h>
@@ -144,6 +145,23 @@ static int backed_by(const char *dev, const char *ident)
 	int yes = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && major(st.st_rdev) == 7 &&
 		  ioctl(fd, LOOP_GET_STATUS64, &li) == 0 && li.lo_inode == ino && li.lo_device == d;
 	close(fd);
+	return yes;
+}
+
+int loop_backs_file(unsigned long long st_dev, unsigned long long st_ino)
+{
+	char ident[48], dev[64];
+	snprintf(ident, sizeof(ident), "%llu:%llu", st_dev, st_ino);
+	DIR *d = opendir("/sys/block");
+	if (!d)
+		return -1;
+	int yes = 0;
+	for (struct dirent *de; !yes && (de = readdir(d));)
+		if (strncmp(de->d_name, "loop", 4) == 0 && strlen(de->d_name) < 32) {
+			snprintf(dev, sizeof(dev), "/dev/%.31s", de->d_name);
+			yes = backed_by(dev, ident);
+		}
+	closedir(d);
 	return yes;
 }
 

@@ -23,6 +23,10 @@ int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopd
 /* Undo of "loop DEV IMAGE DEV:INO" (detach while still backed by the file of
  * that identity; IMAGE must be RUNDIR/image) and "file" (unlink of RUNDIR/image). */
 int loop_undo(const struct jentry *e, const char *rundir);
+/* 1 when a loop device is attached to the file of that identity (st_dev and
+ * st_ino as stat gives them), 0 when none is, -1 when /sys/block cannot be
+ * listed. */
+int loop_backs_file(unsigned long long st_dev, unsigned long long st_ino);
 int file_undo(const struct jentry *e);
 /* Sectors written and write I/Os from /sys/block/NAME/stat. */
 /* the device's written sectors, write IOs and io_ticks (ms with a request in flight) */

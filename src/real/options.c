@@ -77,7 +77,8 @@ const struct po_option run_options[] = {
 		     "directory above it (sticky ones like /tmp excepted),\n"
 		     "with letters, digits and /._+- only; created if\n"
 		     "missing; nothing else in it is touched but the\n"
-		     "run dirs an earlier boot left (docs/real-runs.md)"),
+		     "run dirs an earlier boot of this machine left, on\n"
+		     "a local file system (docs/real-runs.md)"),
 	OPT_CALLBACK(0, "image-size", "SIZE", opt_image_size,
 		     "sparse loop image size, 256M..1024T (default 8G; writers rewrite their\n"
 		     "files from the start after SIZE/2/NDD bytes); the\n"

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include "scratch.h"
 #include "fileio.h"
+#include "loopdev.h"
 #include "safepath.h"
 #include "../util/util.h"
 
@@ -87,32 +89,48 @@ int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char 
 	return free_space(where, need_bytes, err, errlen);
 }
 
-/* The owner file's text; the prefix alone tells a run dir's owner file. */
-#define OWNER_PREFIX "wblab run dir\nboot_id "
-#define OWNER_FMT OWNER_PREFIX "%s\n"
+/* The owner file's text; the prefix alone tells a run dir's owner file.  The
+ * machine id says whose, the boot id which of its boots. */
+#define OWNER_PREFIX "wblab run dir\nmachine_id "
+#define OWNER_FMT OWNER_PREFIX "%s\nboot_id %s\n"
 
-static int boot_id(char *buf, size_t n)
+static int id_file(const char *path, size_t len, char *buf, size_t n)
 {
-	if (file_read("/proc/sys/kernel/random/boot_id", buf, n) || strlen(buf) != 36 ||
-	    strspn(buf, "0123456789abcdef-") != 36)
+	if (file_read(path, buf, n) || strlen(buf) != len ||
+	    strspn(buf, "0123456789abcdef-") != len)
 		return -1;
 	return 0;
 }
 
-/* RUNDIR/owner: the boot the run dir was made in, journaled like the image */
+static int boot_id(char *buf, size_t n)
+{
+	return id_file("/proc/sys/kernel/random/boot_id", 36, buf, n);
+}
+
+/* systemd's machine-id(5); a machine without one gets "-", and its run dirs
+ * are never taken for an earlier boot's */
+static void machine_id(char *buf, size_t n)
+{
+	if (id_file("/etc/machine-id", 32, buf, n))
+		snprintf(buf, n, "-");
+}
+
+/* RUNDIR/owner: the machine and boot the run dir was made in, journaled like
+ * the image */
 static int write_owner(struct journal *j, const char *run, char *err, size_t errlen)
 {
-	char path[4200], id[64];
+	char path[4200], id[64], mid[64];
 	if (boot_id(id, sizeof(id))) {
 		snprintf(err, errlen, "cannot read the boot id (/proc/sys/kernel/random/boot_id)");
 		return -1;
 	}
+	machine_id(mid, sizeof(mid));
 	if (path_join(path, sizeof(path), run, "owner") || journal_add(j, "file", path, NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int ok = fd >= 0 && dprintf(fd, OWNER_FMT, id) > 0 && fsync(fd) == 0;
+	int ok = fd >= 0 && dprintf(fd, OWNER_FMT, mid, id) > 0 && fsync(fd) == 0;
 	if (fd >= 0)
 		close(fd);
 	if (!ok) {
@@ -122,16 +140,33 @@ static int write_owner(struct journal *j, const char *run, char *err, size_t err
 	return 0;
 }
 
+int scratch_fs_local(unsigned long f_type)
+{
+	switch (f_type) {
+	case 0xEF53:        /* ext2, ext3, ext4 */
+	case 0x58465342:    /* xfs */
+	case 0x9123683E:    /* btrfs */
+	case 0xF2F52010:    /* f2fs */
+	case 0x2FC12FC1:    /* zfs */
+	case 0xCA451A4E:    /* bcachefs */
+	case 0x01021994:    /* tmpfs */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* 1 when name in the directory dfd is a run dir that a run of an earlier
- * boot left (the journal, in the tmpfs /run, went with that boot; the loop
- * device, mount and sysctls too, but the image stays on disk): root-owned,
- * mode 0700, its owner file naming another boot, and nothing in it but what
- * a run makes (owner, image, the mount point and tracefs dir, removed only
+ * boot of this machine left (the journal, in the tmpfs /run, went with that
+ * boot; the loop device, mount and sysctls too, but the image stays on
+ * disk): root-owned, mode 0700, its owner file naming this machine and
+ * another boot, no loop device over its image, and nothing in it but what a
+ * run makes (owner, image, the mount point and tracefs dir, removed only
  * when empty). */
-static int stale_rundir(int dfd, const char *name, const char *boot)
+static int stale_rundir(int dfd, const char *name, const char *mine, const char *prefix)
 {
 	struct stat st;
-	char text[128], want[128];
+	char text[256];
 	if (strncmp(name, "wblab-run.", 10) != 0 ||
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
 	    st.st_uid != 0 || (st.st_mode & 07777) != 0700)
@@ -143,10 +178,8 @@ static int stale_rundir(int dfd, const char *name, const char *boot)
 	ssize_t len = ofd >= 0 ? read(ofd, text, sizeof(text) - 1) : -1;
 	if (ofd >= 0)
 		close(ofd);
-	snprintf(want, sizeof(want), OWNER_FMT, boot);
-	int stale = len > 0 &&
-		    (text[len] = 0, strncmp(text, OWNER_PREFIX, strlen(OWNER_PREFIX)) == 0) &&
-		    strcmp(text, want) != 0;
+	int stale = len > 0 && (text[len] = 0, strncmp(text, prefix, strlen(prefix)) == 0) &&
+		    strcmp(text, mine) != 0;
 	int dfd2 = stale ? dup(fd) : -1;
 	DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
 	if (!d) {
@@ -162,7 +195,9 @@ static int stale_rundir(int dfd, const char *name, const char *boot)
 		int regular = !strcmp(n, "image");
 		stale = (regular || !strcmp(n, "mnt") || !strcmp(n, "tracefs")) &&
 			fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == 0 &&
-			(regular ? S_ISREG(st.st_mode) && st.st_nlink == 1
+			(regular ? S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+					   loop_backs_file((unsigned long long)st.st_dev,
+							   (unsigned long long)st.st_ino) == 0
 				 : S_ISDIR(st.st_mode));
 	}
 	if (d)
@@ -173,15 +208,31 @@ static int stale_rundir(int dfd, const char *name, const char *boot)
 
 /* Removes the run dirs earlier boots left in root (the machine lock is
  * held, so no run of this boot owns one): their images can be gigabytes.
- * Best effort: what cannot be removed stays, with a warning. */
+ * Only on a local file system: on a network or shared one (NFS, SMB, 9p,
+ * virtiofs, a cluster file system) another machine's live run dir could
+ * carry the same machine id (a cloned VM) and another boot id.  Best
+ * effort: what cannot be removed stays, with a warning. */
 static void remove_stale_rundirs(const char *root)
 {
-	char boot[64];
+	char boot[64], mid[64], mine[256], prefix[128];
+	struct statfs sf;
+	machine_id(mid, sizeof(mid));
+	if (!strcmp(mid, "-") || boot_id(boot, sizeof(boot)))
+		return;
+	snprintf(mine, sizeof(mine), OWNER_FMT, mid, boot);
+	snprintf(prefix, sizeof(prefix), OWNER_PREFIX "%s\nboot_id ", mid);
 	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = dfd >= 0 && boot_id(boot, sizeof(boot)) == 0 ? fdopendir(dup(dfd)) : NULL;
+	int local = dfd >= 0 && fstatfs(dfd, &sf) == 0 && scratch_fs_local((unsigned long)sf.f_type);
+	DIR *d = dfd >= 0 ? fdopendir(dup(dfd)) : NULL;
 	for (struct dirent *de; d && (de = readdir(d));) {
-		if (!stale_rundir(dfd, de->d_name, boot))
+		if (!stale_rundir(dfd, de->d_name, mine, prefix))
 			continue;
+		if (!local) {
+			fprintf(stderr, "wblab: note: %s/%s was left by a run before the last reboot; "
+				"not removed, as --scratch is not on a local file system wblab knows "
+				"(ext4, xfs, btrfs, f2fs, zfs, bcachefs, tmpfs)\n", root, de->d_name);
+			continue;
+		}
 		int fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		/* the dirs first: one that is not empty (not ours) keeps the rest */
 		int ok = fd >= 0 && (unlinkat(fd, "mnt", AT_REMOVEDIR) == 0 || errno == ENOENT) &&

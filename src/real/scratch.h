@@ -2,9 +2,10 @@
  * trusted (safepath.h); wblab creates it when it is missing (and then removes
  * it when empty again), and works only inside a directory of its own made
  * there with a unique name, wblab-run.PID.N (mode 0700): the image, the mount
- * point, the private tracefs mount and an owner file naming the boot.  A run
- * dir of an earlier boot (whose journal went with the tmpfs it lived in) is
- * removed by the next run using the same --scratch.  Whatever else is in
+ * point, the private tracefs mount and an owner file naming the machine and
+ * boot.  A run dir of an earlier boot of this machine (whose journal went with
+ * the tmpfs it lived in) is removed by the next run using the same --scratch
+ * when that is on a local file system and no loop device holds its image.  Whatever else is in
  * --scratch is never touched, and everything wblab removes lies inside run
  * dirs, its own or those earlier boots left. */
 #ifndef WBLAB_REAL_SCRATCH_H
@@ -30,6 +31,9 @@ int scratch_check(const char *arg, uint64_t need_bytes, struct scratch *s, char 
 /* Creates --scratch when missing and this run's own dir, both journaled.
  * 0 or -1 with err. */
 int scratch_create(struct journal *j, struct scratch *s, char *err, size_t errlen);
+/* 1 when a statfs f_type is a local file system whose run dirs only this
+ * machine makes, so that one of an earlier boot may be removed. */
+int scratch_fs_local(unsigned long f_type);
 /* The undo of "scratch" and "rundir" is dir_undo (mount.h): rmdir when empty;
  * one that holds files wblab did not make is left in place, with a warning. */
 

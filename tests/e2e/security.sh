@@ -268,28 +268,50 @@ rm -rf /var/lib/wblab-e2e-lone-$$ /run/wblab/journal
 faults=$((faults + 2))
 
 # run dirs a reboot left (their journal went with /run): the next run with the
-# same --scratch removes those of another boot holding only what a run makes,
-# and keeps one of this boot, one with a file of someone else's, one without
-# an owner file
-mkrundir() {  # NAME BOOT_ID [EXTRA]
-	local d=$T/s/$1
+# same --scratch removes those of this machine's other boots holding only what
+# a run makes, and keeps one of this boot, one with a file of someone else's,
+# one without an owner file, one of another machine, one in the owner format
+# without a machine id, and one whose image a loop device still holds
+mid=$(cat /etc/machine-id 2>/dev/null || echo -)
+mkrundir() {  # DIR BOOT_ID [EXTRA [MACHINE_ID]]
+	local d=$1
 	mkdir -m 0700 "$d" "$d/mnt" "$d/tracefs"
-	[ -n "$2" ] && printf 'wblab run dir\nboot_id %s\n' "$2" >"$d/owner"
+	[ -n "$2" ] && printf 'wblab run dir\nmachine_id %s\nboot_id %s\n' "${4:-$mid}" "$2" >"$d/owner"
 	truncate -s 64M "$d/image"
 	[ -n "${3:-}" ] && echo theirs >"$d/$3"
 	return 0
 }
 rm -rf "$T/s"; mkdir -p -m 0700 "$T/s"
 gone=00000000-0000-4000-8000-000000000000
-mkrundir wblab-run.1.0 $gone; mkrundir wblab-run.1.1 "$(cat /proc/sys/kernel/random/boot_id)"
-mkrundir wblab-run.1.2 $gone notes; mkrundir wblab-run.1.3 ""
+mkrundir "$T/s/wblab-run.1.0" $gone; mkrundir "$T/s/wblab-run.1.1" "$(cat /proc/sys/kernel/random/boot_id)"
+mkrundir "$T/s/wblab-run.1.2" $gone notes; mkrundir "$T/s/wblab-run.1.3" ""
+mkrundir "$T/s/wblab-run.1.4" $gone "" 0123456789abcdef0123456789abcdef
+mkrundir "$T/s/wblab-run.1.5" ""; printf 'wblab run dir\nboot_id %s\n' $gone >"$T/s/wblab-run.1.5/owner"
+mkrundir "$T/s/wblab-run.1.6" $gone; own_loop "$T/s/wblab-run.1.6/image" held
 "${RUN[@]}" --scratch "$T/s" -o "$T/r10" "$C" >"$T/o" 2>&1; rc=$?
+own_loop_detach "$held"
 check_cmd "a run dir of an earlier boot is removed (rc $rc)" \
   eval '[ "$rc" = 0 ] && [ ! -e "$T/s/wblab-run.1.0" ] && grep -q "before the last reboot" "$T/o"'
 check_cmd "this boot's, a foreign file's and an unmarked run dir are kept" \
-  eval '[ -f "$T/s/wblab-run.1.1/image" ] && [ -f "$T/s/wblab-run.1.2/notes" ] && [ -f "$T/s/wblab-run.1.3/image" ] && [ "$(ls "$T/s" | wc -l)" = 3 ]'
+  eval '[ -f "$T/s/wblab-run.1.1/image" ] && [ -f "$T/s/wblab-run.1.2/notes" ] && [ -f "$T/s/wblab-run.1.3/image" ]'
+check_cmd "another machine's, an owner file without machine id and a run dir whose image a loop device holds are kept" \
+  eval '[ -f "$T/s/wblab-run.1.4/image" ] && [ -f "$T/s/wblab-run.1.5/image" ] && [ -f "$T/s/wblab-run.1.6/image" ] && [ "$(ls "$T/s" | wc -l)" = 6 ]'
 rm -rf "$T/s"
-hostile=$((hostile + 3))
+hostile=$((hostile + 6))
+# on a file system not known to be local (an overlay here; NFS, 9p, virtiofs
+# in the case it stands for) an earlier boot's run dir is only named
+mkdir -p "$T/ov/lo" "$T/ov/up" "$T/ov/m"
+if mount -t tmpfs -o size=1G tmpfs "$T/ov/up" && mkdir "$T/ov/up/u" "$T/ov/up/w" &&
+   mount -t overlay overlay -o lowerdir="$T/ov/lo",upperdir="$T/ov/up/u",workdir="$T/ov/up/w" "$T/ov/m"; then
+	chmod 0755 "$T/ov/m"; mkdir -m 0700 "$T/ov/m/s"; mkrundir "$T/ov/m/s/wblab-run.1.0" $gone
+	"${RUN[@]}" --scratch "$T/ov/m/s" -o "$T/r10b" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "on an overlay --scratch an earlier boot's run dir is kept, with a note (rc $rc)" \
+	  eval '[ "$rc" = 0 ] && [ -f "$T/ov/m/s/wblab-run.1.0/image" ] && grep -q "not on a local file system" "$T/o"'
+	hostile=$((hostile + 1))
+else
+	skip "overlay --scratch" "cannot mount an overlay"
+fi
+umount "$T/ov/m" 2>/dev/null; umount "$T/ov/up" 2>/dev/null; rm -rf "$T/ov"
 
 # a loop bdi whose min_ratio another user raised: --set bdi.max_ratio below
 # it must lower the min first, and the undo put both back
@@ -302,6 +324,18 @@ if [ "$(losetup -f)" = "$bdl" ] && echo 30 >/sys/class/bdi/7:$n/min_ratio; then
 	  eval '[ "$rc" = 0 ] && grep -q "bdi.max_ratio_fine = 100000" "$T"/r11/*/*/params && [ "$(cat /sys/class/bdi/7:$n/min_ratio)" = 30 ] && [ "$(cat /sys/class/bdi/7:$n/max_ratio)" = "$old_max" ]'
 	echo "$old_min" >/sys/class/bdi/7:$n/min_ratio
 	faults=$((faults + 1))
+fi
+# the kernel keeps the sum of all bdis' min ratios below 100 %: a min that
+# would not fit beside another bdi's is refused before anything changes
+if [ "$(losetup -f)" = "$bdl" ] && echo 60 >/sys/class/bdi/7:$n/min_ratio; then
+	"${RUN[@]}" --set bdi.min_ratio=50 --scratch "$T/s13" -o "$T/r13" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "min_ratio 50 beside a bdi holding 60 % is refused up front (rc $rc)" \
+	  eval '[ "$rc" = 1 ] && grep -q "7:$n 60.0000 %" "$T/o" && grep -q "nothing was changed" "$T/o" && [ ! -e "$T/s13" ] && [ ! -e "$T/r13" ]'
+	"${RUN[@]}" --set bdi.min_ratio=30 --scratch "$T/s13" -o "$T/r13" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "min_ratio 30 beside it runs (rc $rc)" eval '[ "$rc" = 0 ]'
+	echo "$old_min" >/sys/class/bdi/7:$n/min_ratio
+	rm -rf "$T/s13" "$T/r13"
+	hostile=$((hostile + 2))
 fi
 
 # --dev a partition with bdi knobs or a throttle: refused (they are the disk's)
