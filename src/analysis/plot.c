@@ -361,6 +361,10 @@ void plot_run_free(struct plot_run *r)
 	free(r);
 }
 
+/* The feeders stay out of line: plot_run_feed then dispatches by tail
+ * call, without saving registers for the many events no graph shows. */
+#define NOINLINE __attribute__((noinline))
+
 /* Adds field f of e, scaled, to series id when the event carries it. */
 static inline __attribute__((always_inline)) int put(struct plot_run *r, enum sid id,
 						      const struct wb_event *e, enum wb_field f,
@@ -371,7 +375,7 @@ static inline __attribute__((always_inline)) int put(struct plot_run *r, enum si
 	return series_add(&r->s[id], e->ts_us, (double)e->v[f] * scale);
 }
 
-static int feed_gds(struct plot_run *r, const struct wb_event *e)
+static NOINLINE int feed_gds(struct plot_run *r, const struct wb_event *e)
 {
 	int rc = put(r, S_DIRTY, e, F_DIRTY, PAGES_TO_MB) | put(r, S_WRITEBACK, e, F_WRITEBACK, PAGES_TO_MB) |
 		 put(r, S_UNSTABLE, e, F_UNSTABLE, PAGES_TO_MB) | put(r, S_BG, e, F_BG_THRESH, PAGES_TO_MB) |
@@ -429,7 +433,7 @@ static int feed_task(struct plot_run *r, const struct wb_event *e)
 	return series_add(&t->s, e->ts_us, t->pages * PAGES_TO_MB);
 }
 
-static int feed_bdp(struct plot_run *r, const struct wb_event *e)
+static NOINLINE int feed_bdp(struct plot_run *r, const struct wb_event *e)
 {
 	int rc = feed_task(r, e);
 	if (!r->bdp_pid && !stats_is_flusher(e->comm))
@@ -448,7 +452,7 @@ static int feed_bdp(struct plot_run *r, const struct wb_event *e)
 	return rc;
 }
 
-static int feed_bdr(struct plot_run *r, const struct wb_event *e)
+static NOINLINE int feed_bdr(struct plot_run *r, const struct wb_event *e)
 {
 	const double kbps = 1.0 / 1024;
 	return put(r, S_B_WRITE_BW, e, F_WRITE_BW, kbps) | put(r, S_B_AWRITE_BW, e, F_AWRITE_BW, kbps) |
@@ -459,18 +463,23 @@ static int feed_bdr(struct plot_run *r, const struct wb_event *e)
 }
 
 /* As writeback-tests' nfs-commit plot: calls that sent no COMMIT (ret=0) are left out. */
-static int feed_nfs_commit(struct plot_run *r, const struct wb_event *e)
+static NOINLINE int feed_nfs_commit(struct plot_run *r, const struct wb_event *e)
 {
 	if (!wb_event_has(e, F_RET) || e->v[F_RET] <= 0)
 		return 0;
 	return put(r, S_N_COMMIT, e, F_RET, PAGES_TO_MB) | put(r, S_N_CHUNK, e, F_WRITE_CHUNK, PAGES_TO_MB);
 }
 
+static NOINLINE int feed_nfs_release(struct plot_run *r, const struct wb_event *e)
+{
+	return put(r, S_N_RELEASE, e, F_LEN, PAGES_TO_MB);
+}
+
 /* writeback_single_inode's index is where writeback stands in the file: with
  * one writer per file (dd), each file's line is its writer's progress as
  * written back, the task progress a 3.1 trace shows (it has no per-task
  * dirtied counts).  The first PLOT_MAX_TASKS inodes are followed. */
-static int feed_wsi(struct plot_run *r, const struct wb_event *e)
+static NOINLINE int feed_wsi(struct plot_run *r, const struct wb_event *e)
 {
 	if (!wb_event_has(e, F_INO) || !wb_event_has(e, F_INDEX))
 		return 0;
@@ -509,7 +518,7 @@ int plot_run_feed(struct plot_run *r, const struct wb_event *e)
 	case EV_NFS_COMMIT_UNSTABLE_PAGES:
 		return feed_nfs_commit(r, e);
 	case EV_NFS_COMMIT_RELEASE:
-		return put(r, S_N_RELEASE, e, F_LEN, PAGES_TO_MB);
+		return feed_nfs_release(r, e);
 	case EV_WRITEBACK_SINGLE_INODE:
 		return feed_wsi(r, e);
 	default:
@@ -614,6 +623,11 @@ static const char *const sid_names[S_COUNT] = {
 struct save_ctx {
 	FILE *f;
 	size_t n;
+	/* the last value and its text: a limit or threshold line repeats one
+	 * value for every column, and formatting it is most of a point's cost */
+	uint64_t last_bits;
+	int last_len;
+	char last[32];
 	char buf[65536];
 };
 
@@ -632,7 +646,14 @@ static inline __attribute__((always_inline)) int save_point(void *arg, int64_t t
 	char *line = c->buf + c->n;   /* "%lld %.9g\n" without printf: a third of a short run went into it */
 	int n = fmt_lld(line, (long long)t);
 	line[n++] = ' ';
-	n += fmt_g9(line + n, v);
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	if (c->last_len < 0 || bits != c->last_bits) {
+		c->last_len = fmt_g9(c->last, v);
+		c->last_bits = bits;
+	}
+	memcpy(line + n, c->last, sizeof(c->last));   /* fmt_g9 writes at most 31 bytes and a NUL */
+	n += c->last_len;
 	line[n++] = '\n';
 	c->n += (size_t)n;
 	return 0;
@@ -667,6 +688,7 @@ int plot_run_save(const struct plot_run *r, const char *path, long long trace_by
 	}
 	c->f = f;
 	c->n = 0;
+	c->last_len = -1;
 	fprintf(f, "plot-series 1\ntrace_bytes %lld\nt0 %lld\nevents %llu\nbdp_pid %d\n", trace_bytes,
 		(long long)r->t0, (unsigned long long)r->events, r->bdp_pid);
 	for (int i = 1; i < EV_TYPE_COUNT; i++)

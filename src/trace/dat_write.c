@@ -53,6 +53,9 @@ struct dat_writer {
 	const struct dat_event *de[EV_TYPE_COUNT];
 	unsigned char de_known[EV_TYPE_COUNT];
 	struct dat_plan *plan[EV_TYPE_COUNT];
+	/* the last short bdi name as the event carried it (bytes after its NUL
+	 * included) and NUL-padded: most events name one of a few bdis */
+	char bdi_key[16], bdi_pad[16];
 };
 
 /* An event type's integer fields sorted by how they are stored, so that the
@@ -355,7 +358,17 @@ static void write_event(struct dat_writer *w, const struct wb_event *e)
 		unsigned char *q = p + x->offset;
 		switch (x->kind) {
 		case DK_BDI: {
+			_Static_assert(sizeof(e->bdi) >= 16 && DAT_BDI_LEN >= 16, "bdi names");
+			if (!memcmp(e->bdi, w->bdi_key, 16)) {
+				memcpy(q, w->bdi_pad, 16);   /* the field was zeroed with the page */
+				break;
+			}
 			size_t n = strnlen(e->bdi, sizeof(e->bdi));
+			if (n < 16) {
+				memcpy(w->bdi_key, e->bdi, 16);
+				memset(w->bdi_pad, 0, 16);
+				memcpy(w->bdi_pad, e->bdi, n);
+			}
 			if (n >= DAT_BDI_LEN) {
 				n = DAT_BDI_LEN - 1;
 				w->inexact++;

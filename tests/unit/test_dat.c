@@ -35,7 +35,13 @@ static void make_event(struct wb_event *e, enum wb_event_type t, int i, int64_t 
 	snprintf(e->comm, sizeof(e->comm), "%s", i % 3 == 0 ? comms[0] : comms[i % 3]);
 	if (i % 3 == 0 && e->pid != 3000 + i % 7)
 		abort();
-	snprintf(e->bdi, sizeof(e->bdi), "%s", i & 1 ? "8:0" : "0:21");
+	/* runs of one bdi, a name longer than 15 bytes, and bytes after the
+	 * NUL that are not part of the name (the writer caches short names) */
+	static const char *const bdis[] = { "8:0", "0:21", "253:0-a-long-bdi-name" };
+	const char *b = bdis[(i / 4) % 3];
+	snprintf(e->bdi, sizeof(e->bdi), "%s", b);
+	if (strlen(b) + 2 < sizeof(e->bdi))
+		e->bdi[strlen(b) + 1] = (char)('a' + (i / 12) % 5);
 	snprintf(e->reason, sizeof(e->reason), "%s", i & 2 ? "periodic" : "background");
 	for (int f = 0; f < F_COUNT; f++)
 		e->v[f] = (int64_t)(i * 2654435761u % 100000);
