@@ -163,7 +163,8 @@ int bdi_min_ratio_fits(const char *majmin, const struct bdi_request *r, char *er
 		return 0;
 	DIR *d = opendir("/sys/class/bdi");
 	for (struct dirent *de; d && (de = readdir(d));) {
-		if (!majmin_ok(de->d_name) || (majmin && !strcmp(de->d_name, majmin)))
+		/* every bdi counts, also those not named MAJ:MIN (btrfs-1, ceph-...) */
+		if (de->d_name[0] == '.' || (majmin && !strcmp(de->d_name, majmin)))
 			continue;
 		long long v = ratio_ppm(de->d_name, "min_ratio_fine");
 		if (v <= 0)
@@ -173,6 +174,8 @@ int bdi_min_ratio_fits(const char *majmin, const struct bdi_request *r, char *er
 		if (n < sizeof(held) - 40)
 			snprintf(held + n, sizeof(held) - n, "%s%.20s %lld.%04lld %%", n ? ", " : "",
 				 de->d_name, v / 10000, v % 10000);
+		else if (strcmp(held + n - 5, ", ...") != 0)
+			snprintf(held + n, sizeof(held) - n, ", ...");
 	}
 	if (d)
 		closedir(d);

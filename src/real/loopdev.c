@@ -148,21 +148,45 @@ static int backed_by(const char *dev, const char *ident)
 	return yes;
 }
 
+/* 1 when loop device dev is attached to the file st_dev:st_ino, 0 when it is
+ * attached to another file or to none (ENXIO), -1 when that cannot be told
+ * (no device node, not a loop device, any other error). */
+static int loop_state(const char *dev, unsigned long long st_dev, unsigned long long st_ino)
+{
+	struct stat st;
+	struct loop_info64 li;
+	int fd = open(dev, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = -1;
+	if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && major(st.st_rdev) == 7) {
+		if (ioctl(fd, LOOP_GET_STATUS64, &li) == 0)
+			r = li.lo_inode == st_ino && li.lo_device == st_dev;
+		else if (errno == ENXIO)
+			r = 0;
+	}
+	close(fd);
+	return r;
+}
+
 int loop_backs_file(unsigned long long st_dev, unsigned long long st_ino)
 {
-	char ident[48], dev[64];
-	snprintf(ident, sizeof(ident), "%llu:%llu", st_dev, st_ino);
+	char dev[64];
 	DIR *d = opendir("/sys/block");
 	if (!d)
 		return -1;
-	int yes = 0;
-	for (struct dirent *de; !yes && (de = readdir(d));)
-		if (strncmp(de->d_name, "loop", 4) == 0 && strlen(de->d_name) < 32) {
+	int state = 0;
+	for (struct dirent *de; state != 1 && (de = readdir(d));)
+		if (strncmp(de->d_name, "loop", 4) == 0 && de->d_name[4] &&
+		    strspn(de->d_name + 4, "0123456789") == strlen(de->d_name + 4) &&
+		    strlen(de->d_name) < 32) {
 			snprintf(dev, sizeof(dev), "/dev/%.31s", de->d_name);
-			yes = backed_by(dev, ident);
+			int s = loop_state(dev, st_dev, st_ino);
+			if (s != 0)
+				state = s;   /* attached wins; unknown is kept unless one is */
 		}
 	closedir(d);
-	return yes;
+	return state;
 }
 
 int loop_undo(const struct jentry *e, const char *rundir)

@@ -24,8 +24,9 @@ int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopd
  * that identity; IMAGE must be RUNDIR/image) and "file" (unlink of RUNDIR/image). */
 int loop_undo(const struct jentry *e, const char *rundir);
 /* 1 when a loop device is attached to the file of that identity (st_dev and
- * st_ino as stat gives them), 0 when none is, -1 when /sys/block cannot be
- * listed. */
+ * st_ino as stat gives them), 0 when every loop device is known to be
+ * attached elsewhere or free, -1 when /sys/block cannot be listed or some
+ * loop device cannot be asked (no node in /dev, an error other than ENXIO). */
 int loop_backs_file(unsigned long long st_dev, unsigned long long st_ino);
 int file_undo(const struct jentry *e);
 /* Sectors written and write I/Os from /sys/block/NAME/stat. */

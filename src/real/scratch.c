@@ -165,21 +165,33 @@ int scratch_fs_local(unsigned long f_type)
  * when empty). */
 static int stale_rundir(int dfd, const char *name, const char *mine, const char *prefix)
 {
-	struct stat st;
+	struct stat st, sst;
 	char text[256];
-	if (strncmp(name, "wblab-run.", 10) != 0 ||
+	/* on --scratch's own file system: a mount there is not a run dir */
+	if (strncmp(name, "wblab-run.", 10) != 0 || fstat(dfd, &sst) ||
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != 0 || (st.st_mode & 07777) != 0700)
+	    st.st_uid != 0 || (st.st_mode & 07777) != 0700 || st.st_dev != sst.st_dev)
 		return 0;
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	int ofd = openat(fd, "owner", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* non-blocking and then a regular file: a FIFO planted there must not
+	 * hang a run that holds the machine's lock */
+	int ofd = openat(fd, "owner", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct stat ost;
+	if (ofd >= 0 && (fstat(ofd, &ost) || !S_ISREG(ost.st_mode))) {
+		close(ofd);
+		ofd = -1;
+	}
 	ssize_t len = ofd >= 0 ? read(ofd, text, sizeof(text) - 1) : -1;
 	if (ofd >= 0)
 		close(ofd);
-	int stale = len > 0 && (text[len] = 0, strncmp(text, prefix, strlen(prefix)) == 0) &&
-		    strcmp(text, mine) != 0;
+	/* exactly the owner format: the prefix, a boot id (36 characters of a
+	 * UUID) and its newline, nothing more */
+	size_t pl = strlen(prefix);
+	int stale = len > 0 && (text[len] = 0, strncmp(text, prefix, pl) == 0) &&
+		    (size_t)len == pl + 37 && text[pl + 36] == '\n' &&
+		    strspn(text + pl, "0123456789abcdef-") == 36 && strcmp(text, mine) != 0;
 	int dfd2 = stale ? dup(fd) : -1;
 	DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
 	if (!d) {
@@ -228,9 +240,10 @@ static void remove_stale_rundirs(const char *root)
 		if (!stale_rundir(dfd, de->d_name, mine, prefix))
 			continue;
 		if (!local) {
-			fprintf(stderr, "wblab: note: %s/%s was left by a run before the last reboot; "
+			fprintf(stderr, "wblab: note: %s/%s looks left by a run of an earlier boot; "
 				"not removed, as --scratch is not on a local file system wblab knows "
-				"(ext4, xfs, btrfs, f2fs, zfs, bcachefs, tmpfs)\n", root, de->d_name);
+				"(ext4, xfs, btrfs, f2fs, zfs, bcachefs, tmpfs) and it could be a live "
+				"run of another machine\n", root, de->d_name);
 			continue;
 		}
 		int fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

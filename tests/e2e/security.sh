@@ -271,7 +271,8 @@ faults=$((faults + 2))
 # same --scratch removes those of this machine's other boots holding only what
 # a run makes, and keeps one of this boot, one with a file of someone else's,
 # one without an owner file, one of another machine, one in the owner format
-# without a machine id, and one whose image a loop device still holds
+# without a machine id, one whose image a loop device still holds, one whose
+# owner is a FIFO and one whose owner file holds more than the format
 mid=$(cat /etc/machine-id 2>/dev/null || echo -)
 mkrundir() {  # DIR BOOT_ID [EXTRA [MACHINE_ID]]
 	local d=$1
@@ -281,27 +282,33 @@ mkrundir() {  # DIR BOOT_ID [EXTRA [MACHINE_ID]]
 	[ -n "${3:-}" ] && echo theirs >"$d/$3"
 	return 0
 }
-rm -rf "$T/s"; mkdir -p -m 0700 "$T/s"
 gone=00000000-0000-4000-8000-000000000000
+if [[ $mid =~ ^[0-9a-f]{32}$ ]]; then
+rm -rf "$T/s"; mkdir -p -m 0700 "$T/s"
 mkrundir "$T/s/wblab-run.1.0" $gone; mkrundir "$T/s/wblab-run.1.1" "$(cat /proc/sys/kernel/random/boot_id)"
 mkrundir "$T/s/wblab-run.1.2" $gone notes; mkrundir "$T/s/wblab-run.1.3" ""
 mkrundir "$T/s/wblab-run.1.4" $gone "" 0123456789abcdef0123456789abcdef
 mkrundir "$T/s/wblab-run.1.5" ""; printf 'wblab run dir\nboot_id %s\n' $gone >"$T/s/wblab-run.1.5/owner"
 mkrundir "$T/s/wblab-run.1.6" $gone; own_loop "$T/s/wblab-run.1.6/image" held
-"${RUN[@]}" --scratch "$T/s" -o "$T/r10" "$C" >"$T/o" 2>&1; rc=$?
+mkrundir "$T/s/wblab-run.1.7" ""; mkfifo "$T/s/wblab-run.1.7/owner"   # must not hang the run
+mkrundir "$T/s/wblab-run.1.8" $gone; echo extra >>"$T/s/wblab-run.1.8/owner"
+timeout 120 "${RUN[@]}" --scratch "$T/s" -o "$T/r10" "$C" >"$T/o" 2>&1; rc=$?
 own_loop_detach "$held"
 check_cmd "a run dir of an earlier boot is removed (rc $rc)" \
   eval '[ "$rc" = 0 ] && [ ! -e "$T/s/wblab-run.1.0" ] && grep -q "before the last reboot" "$T/o"'
 check_cmd "this boot's, a foreign file's and an unmarked run dir are kept" \
   eval '[ -f "$T/s/wblab-run.1.1/image" ] && [ -f "$T/s/wblab-run.1.2/notes" ] && [ -f "$T/s/wblab-run.1.3/image" ]'
-check_cmd "another machine's, an owner file without machine id and a run dir whose image a loop device holds are kept" \
-  eval '[ -f "$T/s/wblab-run.1.4/image" ] && [ -f "$T/s/wblab-run.1.5/image" ] && [ -f "$T/s/wblab-run.1.6/image" ] && [ "$(ls "$T/s" | wc -l)" = 6 ]'
+check_cmd "another machine's, an owner file without machine id, a run dir whose image a loop device holds, a FIFO owner and an owner file with more text are kept" \
+  eval '[ -f "$T/s/wblab-run.1.4/image" ] && [ -f "$T/s/wblab-run.1.5/image" ] && [ -f "$T/s/wblab-run.1.6/image" ] && [ -p "$T/s/wblab-run.1.7/owner" ] && [ -f "$T/s/wblab-run.1.8/image" ] && [ "$(ls "$T/s" | wc -l)" = 8 ]'
 rm -rf "$T/s"
-hostile=$((hostile + 6))
+hostile=$((hostile + 8))
+else
+	skip "run dirs an earlier boot left" "/etc/machine-id does not hold a machine id (then none is removed)"
+fi
 # on a file system not known to be local (an overlay here; NFS, 9p, virtiofs
 # in the case it stands for) an earlier boot's run dir is only named
 mkdir -p "$T/ov/lo" "$T/ov/up" "$T/ov/m"
-if mount -t tmpfs -o size=1G tmpfs "$T/ov/up" && mkdir "$T/ov/up/u" "$T/ov/up/w" &&
+if [[ $mid =~ ^[0-9a-f]{32}$ ]] && mount -t tmpfs -o size=1G tmpfs "$T/ov/up" && mkdir "$T/ov/up/u" "$T/ov/up/w" &&
    mount -t overlay overlay -o lowerdir="$T/ov/lo",upperdir="$T/ov/up/u",workdir="$T/ov/up/w" "$T/ov/m"; then
 	chmod 0755 "$T/ov/m"; mkdir -m 0700 "$T/ov/m/s"; mkrundir "$T/ov/m/s/wblab-run.1.0" $gone
 	"${RUN[@]}" --scratch "$T/ov/m/s" -o "$T/r10b" "$C" >"$T/o" 2>&1; rc=$?
@@ -309,7 +316,7 @@ if mount -t tmpfs -o size=1G tmpfs "$T/ov/up" && mkdir "$T/ov/up/u" "$T/ov/up/w"
 	  eval '[ "$rc" = 0 ] && [ -f "$T/ov/m/s/wblab-run.1.0/image" ] && grep -q "not on a local file system" "$T/o"'
 	hostile=$((hostile + 1))
 else
-	skip "overlay --scratch" "cannot mount an overlay"
+	skip "overlay --scratch" "no machine id, or cannot mount an overlay"
 fi
 umount "$T/ov/m" 2>/dev/null; umount "$T/ov/up" 2>/dev/null; rm -rf "$T/ov"
 
@@ -326,17 +333,30 @@ if [ "$(losetup -f)" = "$bdl" ] && echo 30 >/sys/class/bdi/7:$n/min_ratio; then
 	faults=$((faults + 1))
 fi
 # the kernel keeps the sum of all bdis' min ratios below 100 %: a min that
-# would not fit beside another bdi's is refused before anything changes
-if [ "$(losetup -f)" = "$bdl" ] && echo 60 >/sys/class/bdi/7:$n/min_ratio; then
-	"${RUN[@]}" --set bdi.min_ratio=50 --scratch "$T/s13" -o "$T/r13" "$C" >"$T/o" 2>&1; rc=$?
-	check_cmd "min_ratio 50 beside a bdi holding 60 % is refused up front (rc $rc)" \
-	  eval '[ "$rc" = 1 ] && grep -q "7:$n 60.0000 %" "$T/o" && grep -q "nothing was changed" "$T/o" && [ ! -e "$T/s13" ] && [ ! -e "$T/r13" ]'
-	"${RUN[@]}" --set bdi.min_ratio=30 --scratch "$T/s13" -o "$T/r13" "$C" >"$T/o" 2>&1; rc=$?
-	check_cmd "min_ratio 30 beside it runs (rc $rc)" eval '[ "$rc" = 0 ]'
-	echo "$old_min" >/sys/class/bdi/7:$n/min_ratio
-	rm -rf "$T/s13" "$T/r13"
-	hostile=$((hostile + 2))
+# would not fit beside another bdi's is refused before anything changes.
+# The other bdi is a loop device of ours that the run cannot take.
+truncate -s 1200M "$T/bd/mr"; mrl=""
+own_loop "$T/bd/mr" mrl; m=${mrl#/dev/loop}
+if [ -n "$mrl" ] && old_mr=$(cat /sys/class/bdi/7:$m/min_ratio) && echo 60 >/sys/class/bdi/7:$m/min_ratio; then
+	"${RUN[@]}" --set bdi.min_ratio=40 --scratch "$T/s13" -o "$T/r13" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "min_ratio 40 beside a bdi holding 60 % is refused up front (rc $rc)" \
+	  eval '[ "$rc" = 1 ] && grep -q "7:$m 60.0000 %" "$T/o" && grep -q "nothing was changed" "$T/o" && [ ! -e "$T/s13" ] && [ ! -e "$T/r13" ]'
+	"${RUN[@]}" --set bdi.min_ratio=39 --scratch "$T/s13" -o "$T/r13" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "min_ratio 39 beside it runs (rc $rc)" eval '[ "$rc" = 0 ]'
+	# the device's own min is replaced, not added to: --dev on that device
+	# with min_ratio 50 runs, and its 60 comes back
+	"$WBLAB" run -t 1 --no-trace --buffer-kb 4096 --dev "$mrl" --yes-destroy --set bdi.min_ratio=50 \
+		-o "$T/r14" "$C" >"$T/o" 2>&1; rc=$?
+	check_cmd "--dev with min_ratio 50 on a device holding 60 % runs, and 60 comes back (rc $rc, $(cat /sys/class/bdi/7:$m/min_ratio))" \
+	  eval '[ "$rc" = 0 ] && [ "$(cat /sys/class/bdi/7:$m/min_ratio)" = 60 ]'
+	echo "$old_mr" >/sys/class/bdi/7:$m/min_ratio
+	rm -rf "$T/s13" "$T/r13" "$T/r14"
+	hostile=$((hostile + 3))
+else
+	skip "min_ratio sum" "no loop device of our own, or its min_ratio cannot be set"
 fi
+[ -n "$mrl" ] && own_loop_detach "$mrl"
+rm -f "$T/bd/mr"
 
 # --dev a partition with bdi knobs or a throttle: refused (they are the disk's)
 truncate -s 1200M "$T/bd/disk"
