@@ -429,9 +429,10 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 	}
 	if (result_begin(&r, x->out, c, x->kernel, run, err, errlen))
 		return -1;
-	/* after a SIGKILL, --cleanup removes the half-written result too */
+	/* after a SIGKILL, --cleanup removes the half-written result too, and
+	 * the dirs above it that result_begin made (-o, the group), if empty */
 	off_t mark = journal_mark(&x->j);
-	if (journal_add(&x->j, "tmpresult", r.tmp_path, NULL)) {
+	if (journal_add(&x->j, "tmpresult", r.tmp_path, r.created[0] ? r.created : NULL, NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 		result_abort(&r);
 		return -1;

@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "undo.h"
 #include "bdi.h"
 #include "blkthrottle.h"
@@ -38,19 +39,36 @@ int undo_ctx_load(struct undo_ctx *ctx, const struct journal *j, int verbose)
 	return 0;
 }
 
+/* The dirs between a result and the first one its run made (top): each
+ * rmdir'ed from the result's parent up while empty, which also keeps any a
+ * committed result or someone else's file is in.  rmdir follows no link. */
+static void created_dirs_undo(const char *result, const char *top)
+{
+	char buf[4200];
+	size_t tl = strlen(top);
+	snprintf(buf, sizeof(buf), "%s", result);
+	for (char *slash; (slash = strrchr(buf, '/')) && (*slash = 0, strlen(buf) >= tl);)
+		if ((strcmp(buf, top) && !path_within(buf, top)) || rmdir(buf))
+			return;
+}
+
 /* A result directory still hidden under its temporary name: only ever a
- * ".NAME.tmp.PID" directory, removed without following links. */
+ * ".NAME.tmp.PID" directory, removed without following links; then the
+ * dirs the run made above it (second argument, when it made any). */
 static int tmpresult_undo(const struct jentry *e)
 {
 	const char *base = strrchr(e->args[0], '/');
 	const char *tmp = base ? strstr(base, ".tmp.") : NULL;
-	if (e->nargs != 1 || !base || base[1] != '.' || !tmp || !tmp[5] ||
-	    strspn(tmp + 5, "0123456789") != strlen(tmp + 5))
+	if (e->nargs < 1 || e->nargs > 2 || !base || base[1] != '.' || !tmp || !tmp[5] ||
+	    strspn(tmp + 5, "0123456789") != strlen(tmp + 5) ||
+	    (e->nargs == 2 && (e->args[1][0] != '/' || !path_within(e->args[0], e->args[1]))))
 		return -1;
 	if (remove_tree_nofollow(e->args[0])) {
 		wb_error("cannot remove the unfinished result '%s'", e->args[0]);
 		return -1;
 	}
+	if (e->nargs == 2)
+		created_dirs_undo(e->args[0], e->args[1]);
 	return 0;
 }
 

@@ -172,8 +172,8 @@ check_cmd "SIGKILL: changes left behind, journaled in the root-only state dir" \
 check_cmd "SIGKILL: --cleanup exits 0" [ "$rc" = 0 ]
 check_cmd "SIGKILL: --cleanup says it undid the run" grep -q "cleaned up" "$T/o"
 same_as_before "SIGKILL + --cleanup: machine as before"
-check_cmd "SIGKILL + --cleanup: scratch and half result gone" \
-	eval '[ ! -e "$SCRATCH" ] && [ -z "$(find "$T/kill" -name "*.tmp.*" 2>/dev/null)" ]'
+check_cmd "SIGKILL + --cleanup: scratch, half result and the -o dirs the run made gone" \
+	eval '[ ! -e "$SCRATCH" ] && [ ! -e "$T/kill" ]'
 check_cmd "SIGKILL + --cleanup: writers gone" eval '! pgrep -x dd -P 1 >/dev/null || ! pgrep -f "$SCRATCH" >/dev/null'
 "$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
 check_cmd "--cleanup with nothing to do exits 0" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'

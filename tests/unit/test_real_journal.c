@@ -204,6 +204,50 @@ static void undo_refuses_what_a_run_never_creates(void **state)
 	}
 }
 
+/* An unfinished result goes with the -o and group dirs its run made, each
+ * only while empty; a first dir that does not hold the result is refused. */
+static void tmpresult_undo_removes_the_dirs_the_run_made(void **state)
+{
+	(void)state;
+	char base[] = "/tmp/wblab-ut-result.XXXXXX", p[512], text[2048];
+	assert_non_null(mkdtemp(base));
+	struct undo_ctx c;
+	memset(&c, 0, sizeof(c));
+	const char *const dirs[] = { "o", "o/g", "o/g/.c-k.tmp.1", "o2", "o2/g", "o2/g/.c-k.tmp.2",
+				     "o3", "o3/g", "o3/g/.c-k.tmp.3" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", base, dirs[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	snprintf(p, sizeof(p), "%s/o/g/.c-k.tmp.1/stats", base);
+	fclose(fopen(p, "w"));
+	snprintf(p, sizeof(p), "%s/o2/g/other-result", base);   /* a committed result beside it */
+	fclose(fopen(p, "w"));
+	snprintf(text, sizeof(text),
+		 "+\ttmpresult\t%s/o/g/.c-k.tmp.1\t%s/o\n"
+		 "+\ttmpresult\t%s/o2/g/.c-k.tmp.2\t%s/o2\n"
+		 "+\ttmpresult\t%s/o3/g/.c-k.tmp.3\t%s/o2\n"
+		 "+\ttmpresult\t%s/o3/g/.c-k.tmp.3\to3\n",
+		 base, base, base, base, base, base, base);
+	struct jentry e[4];
+	assert_int_equal(journal_parse(text, strlen(text), e, 4), 4);
+	assert_int_equal(real_undo(&e[0], &c), 0);
+	snprintf(p, sizeof(p), "%s/o", base);
+	assert_int_equal(access(p, F_OK), -1);          /* result, group and -o gone */
+	assert_int_equal(access(base, F_OK), 0);        /* nothing above the first made */
+	assert_int_equal(real_undo(&e[1], &c), 0);
+	snprintf(p, sizeof(p), "%s/o2/g/.c-k.tmp.2", base);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/o2/g/other-result", base);
+	assert_int_equal(access(p, F_OK), 0);           /* a dir with a result in it stays */
+	assert_int_not_equal(real_undo(&e[2], &c), 0);  /* the first dir does not hold it */
+	assert_int_not_equal(real_undo(&e[3], &c), 0);  /* nor does a relative one */
+	snprintf(p, sizeof(p), "%s/o3/g/.c-k.tmp.3", base);
+	assert_int_equal(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "rm -rf '%s'", base);
+	assert_int_equal(system(p), 0);
+}
+
 static void sysctl_undo_writes_only_the_dirty_pairs(void **state)
 {
 	(void)state;
@@ -419,6 +463,7 @@ int main(void)
 		cmocka_unit_test(replay_runs_newest_first_and_skips_done_entries),
 		cmocka_unit_test(journal_file_round_trip_marks_undone_steps),
 		cmocka_unit_test(undo_refuses_what_a_run_never_creates),
+		cmocka_unit_test(tmpresult_undo_removes_the_dirs_the_run_made),
 		cmocka_unit_test(sysctl_undo_writes_only_the_dirty_pairs),
 		cmocka_unit_test(paths_inside_a_dir),
 		cmocka_unit_test(trusted_dirs_are_root_owned_and_closed),
