@@ -126,28 +126,6 @@ int loop_setup(struct journal *j, const char *image, uint64_t size, struct loopd
 	return rc ? -1 : 0;
 }
 
-/* 1 when dev is a loop device (major 7, /dev/loopN) whose backing file is
- * the file with the journaled identity "DEV:INO" (not a name: the image may be
- * gone already, or another file may have its name). */
-static int backed_by(const char *dev, const char *ident)
-{
-	struct stat st;
-	struct loop_info64 li;
-	unsigned long long d, ino;
-	char end;
-	if (strncmp(dev, "/dev/loop", 9) != 0 || !dev[9] ||
-	    strspn(dev + 9, "0123456789") != strlen(dev + 9) ||
-	    sscanf(ident, "%llu:%llu%c", &d, &ino, &end) != 2)
-		return 0;
-	int fd = open(dev, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	int yes = fstat(fd, &st) == 0 && S_ISBLK(st.st_mode) && major(st.st_rdev) == 7 &&
-		  ioctl(fd, LOOP_GET_STATUS64, &li) == 0 && li.lo_inode == ino && li.lo_device == d;
-	close(fd);
-	return yes;
-}
-
 /* 1 when loop device dev is attached to the file st_dev:st_ino, 0 when it is
  * attached to another file or to none (ENXIO), -1 when that cannot be told
  * (no device node, not a loop device, any other error). */
@@ -167,6 +145,20 @@ static int loop_state(const char *dev, unsigned long long st_dev, unsigned long 
 	}
 	close(fd);
 	return r;
+}
+
+/* 1 when dev is a loop device (major 7, /dev/loopN) whose backing file is
+ * the file with the journaled identity "DEV:INO" (not a name: the image may be
+ * gone already, or another file may have its name). */
+static int backed_by(const char *dev, const char *ident)
+{
+	unsigned long long d, ino;
+	char end;
+	if (strncmp(dev, "/dev/loop", 9) != 0 || !dev[9] ||
+	    strspn(dev + 9, "0123456789") != strlen(dev + 9) ||
+	    sscanf(ident, "%llu:%llu%c", &d, &ino, &end) != 2)
+		return 0;
+	return loop_state(dev, d, ino) == 1;
 }
 
 int loop_backs_file(unsigned long long st_dev, unsigned long long st_ino)
