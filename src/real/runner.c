@@ -540,7 +540,9 @@ static int check_out(const struct run_opts *o, const struct scratch *sc, char *o
 		snprintf(err, errlen, "-o '%.300s': only letters, digits and /._+- are allowed in the path", out);
 		return -1;
 	}
-	if (existing_ancestor(o->out, canon, sizeof(canon))) {
+	/* the dir checked is the one the results go below: from the canonical
+	 * path, not the string resolved a second time */
+	if (existing_ancestor(out, canon, sizeof(canon))) {
 		snprintf(err, errlen, "-o '%s': %s", o->out, strerror(errno));
 		return -1;
 	}
