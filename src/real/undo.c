@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "undo.h"
 #include "bdi.h"
 #include "blkthrottle.h"
@@ -41,14 +42,35 @@ int undo_ctx_load(struct undo_ctx *ctx, const struct journal *j, int verbose)
 
 /* The dirs between a result and the first one its run made (top): each
  * rmdir'ed from the result's parent up while empty, which also keeps any a
- * committed result or someone else's file is in.  rmdir follows no link. */
+ * committed result or someone else's file is in.  Only when every one of
+ * them, top included, is a directory and not a link (lstat): rmdir itself
+ * would follow a link in the middle of the path. */
 static void created_dirs_undo(const char *result, const char *top)
 {
 	char buf[4200];
+	struct stat st;
 	size_t tl = strlen(top);
 	snprintf(buf, sizeof(buf), "%s", result);
-	for (char *slash; (slash = strrchr(buf, '/')) && (*slash = 0, strlen(buf) >= tl);)
-		if ((strcmp(buf, top) && !path_within(buf, top)) || rmdir(buf))
+	char *end = strrchr(buf, '/');
+	if (!end)
+		return;
+	*end = 0;                                   /* the result's parent */
+	/* buf is top or below it (path_within): buf[tl] is its end or a '/' */
+	for (char *p = buf[tl] ? buf + tl : NULL;; p = strchr(p + 1, '/')) {
+		char c = p ? *p : 0;
+		if (p)
+			*p = 0;
+		int dir = lstat(buf, &st) == 0 && S_ISDIR(st.st_mode);
+		if (p)
+			*p = c;
+		if (!dir)
+			return;
+		if (!p)
+			break;
+	}
+	for (char *slash; strlen(buf) >= tl; *slash = 0)
+		if ((strcmp(buf, top) && !path_within(buf, top)) || rmdir(buf) ||
+		    !(slash = strrchr(buf, '/')))
 			return;
 }
 

@@ -89,12 +89,21 @@ int result_name_parse(const char *leaf, struct result_name *out)
 	return 0;
 }
 
+/* "/" between -o and the group, none after a root that ends in one ("/"):
+ * no empty component, which the undo of a real run would refuse */
+static const char *root_sep(const char *root)
+{
+	size_t n = strlen(root);
+	return n && root[n - 1] == '/' ? "" : "/";
+}
+
 int result_tmp_path(char *buf, size_t n, const char *root, const struct wb_case *c, const char *kernel,
 		    int run, int pid)
 {
 	char leaf[512];
 	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
-	return (size_t)snprintf(buf, n, "%s/%s/.%s.tmp.%d", root, c->group, leaf, pid) >= n ? -1 : 0;
+	return (size_t)snprintf(buf, n, "%s%s%s/.%s.tmp.%d", root, root_sep(root), c->group, leaf, pid) >= n
+		       ? -1 : 0;
 }
 
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
@@ -117,7 +126,8 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		return -1;
 	}
 	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
-	if ((size_t)snprintf(parent, sizeof(parent), "%s/%s", root, c->group) >= sizeof(parent) ||
+	if ((size_t)snprintf(parent, sizeof(parent), "%s%s%s", root, root_sep(root), c->group) >=
+		    sizeof(parent) ||
 	    (size_t)snprintf(r->final_path, sizeof(r->final_path), "%s/%s", parent, leaf) >=
 		    sizeof(r->final_path) ||
 	    result_tmp_path(r->tmp_path, sizeof(r->tmp_path), root, c, kernel, run, (int)getpid())) {

@@ -244,6 +244,23 @@ static void tmpresult_undo_removes_the_dirs_the_run_made(void **state)
 	assert_int_not_equal(real_undo(&e[3], &c), 0);  /* nor does a relative one */
 	snprintf(p, sizeof(p), "%s/o3/g/.c-k.tmp.3", base);
 	assert_int_equal(access(p, F_OK), 0);
+	/* a link in the middle: rmdir would follow it, so nothing above the
+	 * result is removed */
+	char q[512];
+	snprintf(p, sizeof(p), "%s/outside", base);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/outside/g", base);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/o4", base);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/outside", base);
+	snprintf(q, sizeof(q), "%s/o4/link", base);
+	assert_int_equal(symlink(p, q), 0);
+	snprintf(text, sizeof(text), "+\ttmpresult\t%s/o4/link/g/.c-k.tmp.4\t%s/o4\n", base, base);
+	assert_int_equal(journal_parse(text, strlen(text), e, 1), 1);
+	real_undo(&e[0], &c);
+	snprintf(p, sizeof(p), "%s/outside/g", base);
+	assert_int_equal(access(p, F_OK), 0);
 	snprintf(p, sizeof(p), "rm -rf '%s'", base);
 	assert_int_equal(system(p), 0);
 }
