@@ -86,7 +86,8 @@ static void result_dirs(const char *out, const struct sim_job *js, int k, char *
 		const struct sim_job *j = &js[i * 2 + k];
 		size_t n = strlen(out) + strlen(j->c.group) + strlen(j->c.name) + 64;
 		dirs[i] = malloc(n);
-		snprintf(dirs[i], n, "%s/%s/%s-%s", out, j->c.group, j->c.name, j->kernel_name);
+		snprintf(dirs[i], n, "%s%s%s/%s-%s", out, result_root_sep(out), j->c.group, j->c.name,
+			 j->kernel_name);
 	}
 }
 

@@ -60,7 +60,8 @@ static int run_sim(int argc, char **argv)
 	}
 	int failed = simulate_all(js, n, (int)m.jobs, !m.quiet);
 	for (int i = 0; i < n && !failed; i++)
-		printf("%s/%s/%s-%s\n", m.out, js[i].c.group, js[i].c.name, js[i].kernel_name);
+		printf("%s%s%s/%s-%s\n", m.out, result_root_sep(m.out), js[i].c.group, js[i].c.name,
+		       js[i].kernel_name);
 	sim_matrix_free(&m, js, n);
 	return failed ? 1 : 0;
 }

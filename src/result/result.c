@@ -91,7 +91,7 @@ int result_name_parse(const char *leaf, struct result_name *out)
 
 /* "/" between -o and the group, none after a root that ends in one ("/"):
  * no empty component, which the undo of a real run would refuse */
-static const char *root_sep(const char *root)
+const char *result_root_sep(const char *root)
 {
 	size_t n = strlen(root);
 	return n && root[n - 1] == '/' ? "" : "/";
@@ -102,7 +102,7 @@ int result_tmp_path(char *buf, size_t n, const char *root, const struct wb_case 
 {
 	char leaf[512];
 	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
-	return (size_t)snprintf(buf, n, "%s%s%s/.%s.tmp.%d", root, root_sep(root), c->group, leaf, pid) >= n
+	return (size_t)snprintf(buf, n, "%s%s%s/.%s.tmp.%d", root, result_root_sep(root), c->group, leaf, pid) >= n
 		       ? -1 : 0;
 }
 
@@ -126,7 +126,7 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		return -1;
 	}
 	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
-	if ((size_t)snprintf(parent, sizeof(parent), "%s%s%s", root, root_sep(root), c->group) >=
+	if ((size_t)snprintf(parent, sizeof(parent), "%s%s%s", root, result_root_sep(root), c->group) >=
 		    sizeof(parent) ||
 	    (size_t)snprintf(r->final_path, sizeof(r->final_path), "%s/%s", parent, leaf) >=
 		    sizeof(r->final_path) ||

@@ -40,6 +40,9 @@ struct result_name {
 int result_name_parse(const char *leaf, struct result_name *out);
 /* CASE-KERNEL, or CASE-KERNEL.RUN for run >= 2, into buf; 0, or -1 when cut. */
 int result_name_format(char *buf, size_t n, const char *case_name, const char *kernel, int run);
+/* "/" to put between an output root and a group, "" after a root that ends
+ * in one ("/"): result paths have no empty component. */
+const char *result_root_sep(const char *root);
 /* Path of a file inside the (temporary) directory. */
 const char *result_file(const struct result_dir *r, const char *name, char *buf, size_t n);
 FILE *result_fopen(const struct result_dir *r, const char *name);

@@ -16,6 +16,9 @@ done
 check "no temporary dirs left" '[ -z "$(find "$T/a" -name ".*tmp*")" ]'
 check "stdout lists the result dirs" 'grep -qF "$C-3.2-ioless" "$T/out"'
 check "meta names kernel and case" 'grep -qx "kernel 3.2-ioless" "$D32/meta" && grep -qx "case $C" "$D32/meta"'
+# an -o ending in "/" (as "/" does): the listed paths have no empty component
+"$W" sim -q -t 1 -k 3.2-ioless -o "$T/slash/" "$C" >"$T/out2" 2>/dev/null
+check "-o DIR/ lists DIR/thresh=10M/..., no '//'" 'grep -qx "$T/slash/thresh=10M/$C-3.2-ioless" "$T/out2"'
 # every parameter `sim --help` lists, at the default it shows, and no other
 "$W" sim --help | sed -n '/^parameters/,$s/^  \([a-z][a-z_.]*\)  *\([^ ]*\)  .*/\1 = \2/p' >"$T/help_params"
 sed -n '/^hz = /,$p' "$D32/params" >"$T/run_params"
