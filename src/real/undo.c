@@ -68,10 +68,13 @@ static void created_dirs_undo(const char *result, const char *top)
 		if (!p)
 			break;
 	}
-	for (char *slash; strlen(buf) >= tl; *slash = 0)
-		if ((strcmp(buf, top) && !path_within(buf, top)) || rmdir(buf) ||
-		    !(slash = strrchr(buf, '/')))
+	/* buf extends top (checked by the caller): rmdir up to top, no further */
+	while (strlen(buf) >= tl && rmdir(buf) == 0) {
+		char *slash = strrchr(buf, '/');
+		if (!slash)
 			return;
+		*slash = 0;
+	}
 }
 
 /* A result directory still hidden under its temporary name: only ever a

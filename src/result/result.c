@@ -102,8 +102,8 @@ int result_tmp_path(char *buf, size_t n, const char *root, const struct wb_case 
 {
 	char leaf[512];
 	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
-	return (size_t)snprintf(buf, n, "%s%s%s/.%s.tmp.%d", root, result_root_sep(root), c->group, leaf, pid) >= n
-		       ? -1 : 0;
+	int len = snprintf(buf, n, "%s%s%s/.%s.tmp.%d", root, result_root_sep(root), c->group, leaf, pid);
+	return (size_t)len >= n ? -1 : 0;
 }
 
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,

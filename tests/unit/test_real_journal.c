@@ -244,6 +244,19 @@ static void tmpresult_undo_removes_the_dirs_the_run_made(void **state)
 	assert_int_not_equal(real_undo(&e[3], &c), 0);  /* nor does a relative one */
 	snprintf(p, sizeof(p), "%s/o3/g/.c-k.tmp.3", base);
 	assert_int_equal(access(p, F_OK), 0);
+	/* an empty dir above the first one the run made is not the run's */
+	const char *const more[] = { "e", "e/o5", "e/o5/g", "e/o5/g/.c-k.tmp.5" };
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", base, more[i]);
+		assert_int_equal(mkdir(p, 0755), 0);
+	}
+	snprintf(text, sizeof(text), "+\ttmpresult\t%s/e/o5/g/.c-k.tmp.5\t%s/e/o5\n", base, base);
+	assert_int_equal(journal_parse(text, strlen(text), e, 1), 1);
+	assert_int_equal(real_undo(&e[0], &c), 0);
+	snprintf(p, sizeof(p), "%s/e/o5", base);
+	assert_int_equal(access(p, F_OK), -1);
+	snprintf(p, sizeof(p), "%s/e", base);
+	assert_int_equal(access(p, F_OK), 0);
 	/* a link in the middle: rmdir would follow it, so nothing above the
 	 * result is removed */
 	char q[512];
