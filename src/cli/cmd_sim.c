@@ -23,7 +23,8 @@ static void usage_extra(FILE *f)
 	fputs("\nCASE = [GROUP/]FS-NDD-BS-CPUSp-MEMM-THRESH:BG, e.g.\n"
 	      "  thresh=100M/ext4-10dd-4k-8p-4096M-100M:10\n"
 	      "THRESH/BG with a unit (K/M/G) are vm.dirty_bytes / dirty_background_bytes, bare\n"
-	      "numbers vm.dirty_ratio / dirty_background_ratio.  GROUP defaults to thresh=THRESH.\n"
+	      "numbers vm.dirty_ratio / dirty_background_ratio (100m is written 100M, 4K as 4k).\n"
+	      "GROUP defaults to thresh=THRESH.\n"
 	      "A CASE may be a matrix, expanded by wblab (quote it): brace lists and ranges,\n"
 	      "  '{ext4,xfs}-{1,2,10}dd-4k-8p-4096M-{1M,10M,100M,1G}:10'   (24 cases)\n"
 	      "  'ext4-{1..4}dd-4k-8p-4096M-100M:10'\n"
@@ -59,9 +60,14 @@ static int run_sim(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	int failed = simulate_all(js, n, (int)m.jobs, !m.quiet);
-	for (int i = 0; i < n && !failed; i++)
-		printf("%s%s%s/%s-%s\n", m.out, result_root_sep(m.out), js[i].c.group, js[i].c.name,
-		       js[i].kernel_name);
+	for (int i = 0; i < n && !failed; i++) {
+		/* the leaf result.c made: CASE-KERNEL, or CASE-KERNEL.RUN */
+		char leaf[512];
+		if (result_name_format(leaf, sizeof(leaf), js[i].c.name, js[i].kernel_name,
+				       js[i].run > 1 ? js[i].run : 1))
+			continue;   /* cannot happen: result_begin made the same name */
+		printf("%s%s%s/%s\n", m.out, result_root_sep(m.out), js[i].c.group, leaf);
+	}
 	sim_matrix_free(&m, js, n);
 	return failed ? 1 : 0;
 }

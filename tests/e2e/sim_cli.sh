@@ -143,10 +143,12 @@ check "--version" '"$W" --version | grep -q "^wblab "'
 
 # --repeat N: runs 1..N with seeds S..S+N-1, dirs CASE-KERNEL[.R]; each cmdline remakes its result
 RP="$T/rep"
-"$W" sim -q --repeat 3 --seed 5 -t 20 -k 3.2-ioless --no-trace -o "$RP" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+"$W" sim -q --repeat 3 --seed 5 -t 20 -k 3.2-ioless --no-trace -o "$RP" ext4-1dd-4k-8p-4096M-100M:10 >"$T/rep.out" 2>&1
 D="$RP/thresh=100M/ext4-1dd-4k-8p-4096M-100M:10-3.2-ioless"
 check "--repeat 3: three result dirs, runs 1..3 in meta" '[ -d "$D" ] && [ -d "$D.2" ] && [ -d "$D.3" ] && [ ! -e "$D.4" ] && grep -qx "run 3" "$D.3/meta" && grep -qx "run 1" "$D/meta"'
 check "--repeat: run R uses seed S+R-1 and --run R in its cmdline" 'grep -q -- "--seed 7 --run 3 " "$D.3/cmdline" && grep -q -- "--seed 5 " "$D/cmdline" && ! grep -q -- "--run" "$D/cmdline"'
+check "--repeat: sim prints each result's own path (CASE-KERNEL, .2, .3)" \
+  'printf "%s\n" "$D" "$D.2" "$D.3" | cmp -s - "$T/rep.out"'
 check "--repeat: the repeats differ" '! cmp -s "$D/stats" "$D.2/stats"'
 eval "set -- $(sed "s|-o $RP|-o $T/rep2|" "$D.3/cmdline")"; shift
 "$W" "$@" >/dev/null 2>&1
