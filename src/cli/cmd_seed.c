@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
+#include "sim_matrix.h"
 #include "sim_options.h"
 #include "../analysis/compare.h"
 #include "../analysis/plot.h"
@@ -49,12 +50,22 @@ struct cli {
 	uint64_t jobs, seed;
 	int no_plots, no_trace, text_trace, quiet;
 	struct sim_params p;
+	int nsets;
+	const char *sets[SIM_MAX_SETS];   /* --set KEY=VAL as given: each result's cmdline */
 };
 
 static int opt_set(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
 	(void)opt;
-	return sim_set_option(&((struct cli *)base)->p, arg, err, n);
+	struct cli *o = base;
+	if (o->nsets == SIM_MAX_SETS) {
+		snprintf(err, n, "more than %d --set options", SIM_MAX_SETS);
+		return -1;
+	}
+	if (sim_set_option(&o->p, arg, err, n))
+		return -1;
+	o->sets[o->nsets++] = arg;
+	return 0;
 }
 
 #define PO_STRUCT struct cli
@@ -78,6 +89,17 @@ static const struct po_option options[] = {
 					 "prints a trace.dat as that text)"),
 	OPT_END(),
 };
+
+static void free_argvs(struct sim_job *js, int n)
+{
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < js[i].argc; k++)
+			free(js[i].argv[k]);
+		free(js[i].argv);
+		js[i].argv = NULL;
+		js[i].argc = 0;
+	}
+}
 
 /* result dirs of one kernel, in seed order */
 static void result_dirs(const char *out, const struct sim_job *js, int k, char **dirs)
@@ -251,14 +273,24 @@ static int run_seed(int argc, char **argv)
 		}
 		for (int k = 0; k < 2; k++)
 			sim_warn_unused("seed", seed_cases[i], &cs, p, throttle_lookup(seed_kernels[k]), warned);
-		for (int k = 0; k < 2; k++)
-			js[i * 2 + k] = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
+		for (int k = 0; k < 2; k++) {
+			struct sim_job *j = &js[i * 2 + k];
+			*j = (struct sim_job){ .c = cs, .model = throttle_lookup(seed_kernels[k]),
 				.kernel_name = seed_kernels[k], .p = p, .seed = rng_seed, .runtime = runtime,
-				.out = out, .no_trace = no_trace, .text_trace = text_trace,
-				.argc = argc, .argv = argv };
+				.out = out, .no_trace = no_trace, .text_trace = text_trace };
+			/* each result's cmdline is the `wblab sim` that makes it alone */
+			if (!(j->argv = sim_job_cmdline(j, o.sets, o.nsets, &j->argc))) {
+				wb_error("seed: out of memory");
+				free(warned);
+				free_argvs(js, i * 2 + k);
+				return 1;
+			}
+		}
 	}
 	free(warned);
-	if (simulate_all(js, 2 * NSEED, (int)jobs, !quiet))
+	int failed = simulate_all(js, 2 * NSEED, (int)jobs, !quiet);
+	free_argvs(js, 2 * NSEED);
+	if (failed)
 		return 1;
 	if (write_order(out))
 		wb_error("cannot write %s/%s (compare of the root will order columns by name)", out,

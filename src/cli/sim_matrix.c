@@ -319,10 +319,9 @@ static void fmt_shortest(char *buf, size_t n, double x)
 	}
 }
 
-/* The command that makes exactly job j's result. */
-static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int combo, int *argc)
+char **sim_job_cmdline(const struct sim_job *j, const char *const *sets, int nsets, int *argc)
 {
-	char **v = calloc((size_t)(16 + 2 * m->nsets), sizeof(*v));
+	char **v = calloc((size_t)(16 + 2 * nsets), sizeof(*v));
 	char num[64], cs[512];
 	int n = 0;
 	if (!v)
@@ -337,7 +336,7 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 		v[n++] = strdup("-k");
 		v[n++] = strdup(j->kernel_name);
 	}
-	fmt_shortest(num, sizeof(num), m->runtime);
+	fmt_shortest(num, sizeof(num), j->runtime);
 	v[n++] = strdup("-t");
 	v[n++] = strdup(num);
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)j->seed);
@@ -348,18 +347,16 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 		v[n++] = strdup("--run");
 		v[n++] = strdup(num);
 	}
-	for (int i = 0; i < m->nsets; i++) {
-		char one[SET_SWEEP_MAX];
-		combo_set(m, combo, i, one, sizeof(one));
+	for (int i = 0; i < nsets; i++) {
 		v[n++] = strdup("--set");
-		v[n++] = strdup(one);
+		v[n++] = strdup(sets[i]);
 	}
-	if (m->no_trace)
+	if (j->no_trace)
 		v[n++] = strdup("--no-trace");
-	else if (m->text_trace)
+	else if (j->text_trace)
 		v[n++] = strdup("--trace-format=text");
 	v[n++] = strdup("-o");
-	v[n++] = strdup(m->out);
+	v[n++] = strdup(j->out);
 	snprintf(cs, sizeof(cs), "%s/%s", j->c.group, j->c.name);
 	v[n++] = strdup(cs);
 	for (int i = 0; i < n; i++)
@@ -371,6 +368,19 @@ static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int 
 		}
 	*argc = n;
 	return v;
+}
+
+/* The command that makes exactly job j's result: the sweep's one value of
+ * each swept --set. */
+static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int combo, int *argc)
+{
+	char one[SIM_MAX_SETS][SET_SWEEP_MAX];
+	const char *sets[SIM_MAX_SETS];
+	for (int i = 0; i < m->nsets; i++) {
+		combo_set(m, combo, i, one[i], sizeof(one[i]));
+		sets[i] = one[i];
+	}
+	return sim_job_cmdline(j, sets, m->nsets, argc);
 }
 
 struct case_ref {

@@ -16,6 +16,11 @@ check "header names both seed kernels" 'head -1 "$T/table" | grep -q "3.1.0-rc8-
 check "12 case rows" '[ $(grep -c "NFS-thresh=.*-X$" "$T/table") -eq 12 ]'
 check "TOTAL write_bw row" 'grep -q "TOTAL write_bw$" "$T/table"'
 check "NFS TOTAL rows" 'grep -q "TOTAL nfs_nr_commits$" "$T/table" && grep -q "TOTAL nfs_write_queue_time$" "$T/table"'
+# each seed result's cmdline is the one `wblab sim` that makes it (rerun checks it)
+R1="$T/s/NFS-thresh=1M/nfs-1dd-4k-32p-32768M-1M:10-3.1.0-rc8-nfs-wq4+"
+check "a seed result's cmdline is its own wblab sim command" \
+  'grep -qxF -- "wblab sim -k 3.1.0-rc8-nfs-wq4+ -t 300 --seed 1 --no-trace -o $T/s NFS-thresh=1M/nfs-1dd-4k-32p-32768M-1M:10" "$R1/cmdline"'
+check_cmd "a seed result reruns identically" "$W" rerun "$R1"
 pct() { grep -F "$1-X" "$2" | awk '{print $2}' | tr -d '%+'; }
 dir_ok() { # case, sign, table
   local p; p=$(pct "$1" "$3"); [ -n "$p" ] && awk -v p="$p" -v s="$2" 'BEGIN{exit !((s > 0 && p > 0) || (s < 0 && p < 0))}'
