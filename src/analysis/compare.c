@@ -233,6 +233,11 @@ static int load_metric(const char *dir, const char *metric, double *value,
 	char *path = xprintf("%s/stats", dir);
 	int rc = kvf_load(&s, path, err, errlen);
 	free(path);
+	if (!rc && s.n == 0) {
+		/* a truncated file is damage, not a result that lacks this metric */
+		snprintf(err, errlen, "%s: empty (no metric lines)", s.path);
+		rc = -1;
+	}
 	const struct kv *hit = NULL;
 	for (int i = 0; i < s.n && !rc; i++) {
 		const struct kv *e = &s.v[i];
@@ -328,22 +333,34 @@ static int selected(const struct builder *b, const char *key, const char *name)
 /* DIR/params and DIR/env (when present) as one list, keys prefixed
  * "params." / "env.".  NULL when unreadable (compare's input checks run
  * elsewhere: an unreadable params is already an error through the field). */
-static struct kvfile *load_env(const char *dir)
+/* params and env as one list (params.KEY, env.KEY); NULL with err set when
+ * one of them is there but unreadable or damaged (a result whose settings
+ * cannot be read must not look like one that has none) */
+static struct kvfile *load_env(const char *dir, char *errbuf, size_t errlen)
 {
 	static const char *const files[] = { "params", "env" };
 	struct kvfile *all = xrealloc(NULL, sizeof(*all));
 	kvf_init(all, dir);
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		char *path = xprintf("%s/%s", dir, files[i]), err[256];
+		char *path = xprintf("%s/%s", dir, files[i]);
 		struct kvfile f;
-		if (entry_exists(path) && kvf_load(&f, path, err, sizeof(err)) == 0)
-			for (int k = 0; k < f.n; k++) {
-				char *name = xprintf("%s.%s", files[i], f.v[k].key);
-				xadd(all, name, f.v[k].val);
-				free(name);
-			}
-		if (entry_exists(path))
+		if (!entry_exists(path)) {
+			free(path);
+			continue;
+		}
+		if (kvf_load(&f, path, errbuf, errlen)) {
 			kvf_free(&f);
+			free(path);
+			kvf_free(all);
+			free(all);
+			return NULL;
+		}
+		for (int k = 0; k < f.n; k++) {
+			char *name = xprintf("%s.%s", files[i], f.v[k].key);
+			xadd(all, name, f.v[k].val);
+			free(name);
+		}
+		kvf_free(&f);
 		free(path);
 	}
 	/* and meta's source: a real and a simulated result name different
@@ -362,9 +379,13 @@ static struct kvfile *load_env(const char *dir)
 	return all;
 }
 
-static void add_sample(struct builder *b, char *key, const char *colname, double v, int arg,
-		       int na, const char *dir)
+/* 0, or -1 with b->err set (key is then the caller's to free) */
+static int add_sample(struct builder *b, char *key, const char *colname, double v, int arg,
+		      int na, const char *dir)
 {
+	struct kvfile *env = load_env(dir, b->err, b->errlen);
+	if (!env)
+		return -1;
 	b->nmeasured += !na;
 	int col = sv_find(&b->cols, colname);
 	if (col < 0) {
@@ -379,7 +400,8 @@ static void add_sample(struct builder *b, char *key, const char *colname, double
 		b->cap = b->cap ? 2 * b->cap : 64;
 		b->s = xrealloc(b->s, (size_t)b->cap * sizeof(*b->s));
 	}
-	b->s[b->ns++] = (struct sample){ key, col, v, na, load_env(dir) };
+	b->s[b->ns++] = (struct sample){ key, col, v, na, env };
+	return 0;
 }
 
 /* Reads one result dir into a sample (or skips it); 0, or -1 with err set. */
@@ -409,12 +431,13 @@ static int add_result(struct builder *b, const char *dir, int arg)
 		if (!b->first_no_metric)
 			b->first_no_metric = xstrdup(dir);
 		b->nno_metric++;
-		rc = 0;
-		add_sample(b, key, val, 0, arg, 1, dir);
-		key = NULL;
+		rc = add_sample(b, key, val, 0, arg, 1, dir);
+		if (!rc)
+			key = NULL;
 	} else if (rc == 0) {
-		add_sample(b, key, val, v, arg, 0, dir);
-		key = NULL;
+		rc = add_sample(b, key, val, v, arg, 0, dir);
+		if (!rc)
+			key = NULL;
 	}
 out:
 	free(key);

@@ -1650,7 +1650,7 @@ int plot_read_index(const char *outdir, struct plot_summary *s)
 	snprintf(path, sizeof(path), "%s/index", outdir);
 	if (access(path, R_OK) != 0)
 		return -1;
-	return kv_read(path, index_cb, s, err, sizeof(err));
+	return kv_read_list(path, index_cb, s, err, sizeof(err));
 }
 
 /* ---- many results at once ------------------------------------------------- */

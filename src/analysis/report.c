@@ -180,6 +180,11 @@ static int load_result(struct report *rp, struct result *r, char *err, size_t er
 	    read_kv(r->path, "params", &r->params, err, errlen) ||
 	    read_kv(r->path, "env", &r->env, err, errlen))
 		return -1;
+	if (r->stats.n == 0) {
+		/* a result is a dir with a stats entry: an empty one is damage */
+		snprintf(err, errlen, "%s: empty (no metric lines)", r->stats.path);
+		return -1;
+	}
 	r->cmdline = read_text(r->path, "cmdline");
 	if (set_names(rp, r)) {
 		snprintf(err, errlen, "out of memory");

@@ -403,7 +403,39 @@ static char *split_kv(char *line, char **val)
 	return k;
 }
 
-int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen)
+static int kv_cmp(const void *a, const void *b)
+{
+	const struct kv *x = *(const struct kv *const *)a, *y = *(const struct kv *const *)b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* A key given twice: the earliest second line; 0 when each key is once,
+ * -1 when out of memory.  Sorting keeps a 16 MiB file at n log n. */
+static int kv_find_repeat(const struct kvfile *f, const struct kv **first, const struct kv **again)
+{
+	*again = NULL;
+	if (f->n < 2)
+		return 0;
+	const struct kv **v = malloc((size_t)f->n * sizeof(*v));
+	if (!v)
+		return -1;
+	for (int i = 0; i < f->n; i++)
+		v[i] = &f->v[i];
+	qsort(v, (size_t)f->n, sizeof(*v), kv_cmp);
+	for (int i = 1; i < f->n; i++)
+		if (!strcmp(v[i]->key, v[i - 1]->key) && (!*again || v[i]->line < (*again)->line)) {
+			int k = i - 1;
+			while (k > 0 && !strcmp(v[k - 1]->key, v[i]->key))
+				k--;
+			*first = v[k];
+			*again = v[i];
+		}
+	free(v);
+	return *again != NULL;
+}
+
+static int kv_parse(struct kvfile *f, FILE *fp, const char *name, int repeats, char *err, size_t errlen)
 {
 	kvf_init(f, name);
 	char *line = NULL, *val;
@@ -439,6 +471,17 @@ int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t er
 		snprintf(err, errlen, "%s: read error", name);
 		rc = -1;
 	}
+	const struct kv *first, *again;
+	int r = rc || repeats ? 0 : kv_find_repeat(f, &first, &again);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		rc = -1;
+	} else if (r > 0) {
+		/* the first would win silently: a result filed under the wrong name */
+		snprintf(err, errlen, "%s:%d: '%.60s' appears twice (first on line %d)", name,
+			 again->line, again->key, first->line);
+		rc = -1;
+	}
 	free(line);
 	if (rc) {
 		char *keep = f->path;
@@ -449,15 +492,37 @@ int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t er
 	return rc;
 }
 
-int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
+int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen)
+{
+	return kv_parse(f, fp, name, 0, err, errlen);
+}
+
+static int kv_load(struct kvfile *f, const char *path, int repeats, char *err, size_t errlen)
 {
 	FILE *fp = fopen_regular(path, 1, err, errlen);
 	if (!fp) {
 		kvf_init(f, path);
 		return -1;
 	}
-	int rc = kvf_parse(f, fp, path, err, errlen);
+	int rc = kv_parse(f, fp, path, repeats, err, errlen);
 	fclose(fp);
+	return rc;
+}
+
+int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
+{
+	return kv_load(f, path, 0, err, errlen);
+}
+
+int kv_read_list(const char *path, int (*cb)(void *arg, const char *key, const char *val),
+		 void *arg, char *err, size_t errlen)
+{
+	struct kvfile f;
+	int rc = kv_load(&f, path, 1, err, errlen);
+	for (int i = 0; !rc && i < f.n; i++)
+		if (cb(arg, f.v[i].key, f.v[i].val))
+			break;
+	kvf_free(&f);
 	return rc;
 }
 

@@ -84,7 +84,9 @@ struct kvfile {
 	int n, cap;
 };
 
-/* 0, or -1 with the reason in err (f is then empty but must still be freed). */
+/* 0, or -1 with the reason in err (f is then empty but must still be freed).
+ * A key given twice is an error (FILE:LINE), as a line without a value and a
+ * value that reads as a non-finite number are. */
 int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen);
 /* The parsing part of kvf_load, on an open stream (name for messages). */
 int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen);
@@ -101,6 +103,9 @@ void kvf_free(struct kvfile *f);
 /* kvf_load, then cb for each entry in order; cb returns nonzero to stop. */
 int kv_read(const char *path, int (*cb)(void *arg, const char *key, const char *val),
 	    void *arg, char *err, size_t errlen);
+/* kv_read of a list whose keys repeat (a plots index: one `made NAME` per graph). */
+int kv_read_list(const char *path, int (*cb)(void *arg, const char *key, const char *val),
+		 void *arg, char *err, size_t errlen);
 
 /* Result directories under dirs: a directory holding a `stats` entry is a
  * result (its files are checked when read); others are searched in sorted

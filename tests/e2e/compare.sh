@@ -262,6 +262,29 @@ else
 fi
 chmod 644 "$B/thresh=1G/ext4-1dd-4k-8p-4096M-1024M:10-B/stats"
 
+# damage that used to read as a result without settings or in another column
+B2=$T/bad2; cp -r "$M" "$B2"; A2="$B2/thresh=1G/xfs-1dd-4k-8p-4096M-1024M:10-A"
+: >"$A2/stats"
+"$WBLAB" compare "$B2" >"$T/o" 2>"$T/e"; rc=$?
+check_cmd "empty stats: exit 1, one line naming the file" \
+	bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$T/e') -eq 1 ] && grep -qF 'xfs-1dd-4k-8p-4096M-1024M:10-A/stats: empty' '$T/e'"
+printf 'write_bw 12.5\n' >"$A2/stats"
+printf 'runtime = 10\nhz = nan\n' >"$A2/params"
+"$WBLAB" compare "$B2" >"$T/o" 2>"$T/e"; rc=$?
+check_cmd "params with a non-finite value: exit 1, file and line (not an absent params)" \
+	bash -c "[ $rc -eq 1 ] && grep -qF 'xfs-1dd-4k-8p-4096M-1024M:10-A/params:2: hz' '$T/e'"
+printf 'runtime = 10\nhz\n' >"$A2/params"
+"$WBLAB" compare "$B2" >"$T/o" 2>"$T/e"; rc=$?
+check_cmd "params line without a value: exit 1, file and line" \
+	bash -c "[ $rc -eq 1 ] && grep -qF 'A/params:2: ' '$T/e'"
+rm "$A2/params"
+sed -i '1i kernel foo' "$A2/meta"
+"$WBLAB" compare "$B2" >"$T/o" 2>"$T/e"; rc=$?
+check_cmd "meta naming its kernel twice: exit 1 (the first line would file it under foo)" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'meta:[0-9]*: .kernel. appears twice (first on line 1)' '$T/e'"
+"$WBLAB" report --no-graphs -o "$T/r2.html" "$B2" >/dev/null 2>"$T/e"; rc=$?
+check_cmd "report refuses the same meta" bash -c "[ $rc -eq 1 ] && grep -q 'appears twice' '$T/e'"
+
 # --- no meta: fields from the directory name, with a warning; tmp dirs skipped ---
 N=$T/nometa
 mkres "$N" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 3.2.0-rc1 1 10

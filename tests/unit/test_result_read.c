@@ -92,6 +92,35 @@ static void test_non_finite_rejected(void **state)
 	kvf_free(&f);
 }
 
+static int count_cb(void *arg, const char *key, const char *val)
+{
+	(void)key;
+	(void)val;
+	++*(int *)arg;
+	return 0;
+}
+
+/* a second line of a key would lose to the first without a word (meta's
+ * kernel moved a result into another column) */
+static void test_repeated_keys(void **state)
+{
+	(void)state;
+	expect_load_error(put("dup", "case a\nkernel x\nkernel y\n"), ":3: 'kernel' appears twice (first on line 2)");
+	expect_load_error(put("dup3", "k 1\nj 2\nk 3\nk 4\nj 5\n"), ":3: 'k' appears twice (first on line 1)");
+	struct kvfile f;
+	char err[600];
+	/* keys that share a prefix are different keys */
+	assert_int_equal(kvf_load(&f, put("prefix", "k 1\nk2 2\nk_ 3\n"), err, sizeof(err)), 0);
+	assert_int_equal(f.n, 3);
+	kvf_free(&f);
+	/* a list (the plots index) may repeat its keys */
+	int n = 0;
+	assert_int_equal(kv_read_list(put("index", "made a\nmade b\nmade c\n"), count_cb, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	n = 0;
+	assert_int_equal(kv_read(put("index2", "made a\nmade b\n"), count_cb, &n, err, sizeof(err)), -1);
+}
+
 static void test_only_regular_bounded_files(void **state)
 {
 	(void)state;
@@ -200,6 +229,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syntax_and_lines),
 		cmocka_unit_test(test_non_finite_rejected),
+		cmocka_unit_test(test_repeated_keys),
 		cmocka_unit_test(test_only_regular_bounded_files),
 		cmocka_unit_test(test_walker),
 		cmocka_unit_test(test_result_name),
