@@ -6,6 +6,26 @@
 #include "../util/shellword.h"
 #include "../util/util.h"
 
+/* What scripts/run-job.sh (Slurm, HTCondor) refuses in a line before it
+ * splits it with eval; an apostrophe is among them, as shell_join quotes it
+ * with a backslash.  A list any job of which cannot run is not printed. */
+static const char run_job_refuses[] = "$`;|&<>()\\'";
+
+static int runnable_everywhere(const struct sim_job *js, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < js[i].argc; k++) {
+			size_t at = strcspn(js[i].argv[k], run_job_refuses);
+			if (js[i].argv[k][at]) {
+				wb_error("jobs: '%s': scripts/run-job.sh refuses a job line holding %c "
+					 "(rename it; 'wblab sim' runs it as it is)", js[i].argv[k],
+					 js[i].argv[k][at]);
+				return 0;
+			}
+		}
+	return 1;
+}
+
 static int run_jobs(int argc, char **argv)
 {
 	static struct sim_matrix m;
@@ -13,6 +33,10 @@ static int run_jobs(int argc, char **argv)
 	int n;
 	if (sim_matrix_load(&m, argc, argv, &js, &n))
 		return EXIT_USAGE;
+	if (!runnable_everywhere(js, n)) {
+		sim_matrix_free(&m, js, n);
+		return EXIT_USAGE;
+	}
 	for (int i = 0; i < n; i++) {
 		shell_join(stdout, js[i].argc, js[i].argv);
 		putchar('\n');
@@ -45,6 +69,9 @@ static const char usage[] =
 	"                 queue N    (N = the number of lines; --zero: line Process + 1\n"
 	"                 runs, as $(Process) counts from 0)\n"
 	"  Without an engine: wblab sim --shard I/N ... on machine I of N.\n"
+	"\n"
+	"A job line scripts/run-job.sh would refuse (a word holding $ ` ; | & < > ( ) \\\n"
+	"or ') is an error, and nothing is printed.\n"
 	"\n"
 	"Exit status: 0; 2 bad options or CASE.\n";
 

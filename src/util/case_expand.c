@@ -248,8 +248,13 @@ int case_expand_file(const char *path, struct case_list *l, char *err, size_t er
 		if (rc)
 			break;
 	}
+	int read_errno = ferror(f) ? errno : 0;   /* a directory opens, then reads as EISDIR */
 	free(line);
 	fclose(f);
+	if (!rc && read_errno) {
+		snprintf(err, errlen, "%s: %s", path, strerror(read_errno));
+		rc = -1;
+	}
 	if (!rc && l->n == 0) {
 		snprintf(err, errlen, "%s: no CASE in it", path);
 		rc = -1;

@@ -54,6 +54,9 @@ check "--cases-from reads cases, comments and braces" '[ "$(wc -l <cf.txt)" = 3 
 printf 'ext4-1dd-4k-8p-4096M-1M:10\n{broken\n' >bad.txt
 wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
 check "a bad line in --cases-from is named file:line" '[ $rc = 2 ] && grep -q "bad.txt:2:" o'
+mkdir -p casedir
+wblab jobs --cases-from casedir >o 2>&1; rc=$?
+check "--cases-from a directory says so" '[ $rc = 2 ] && grep -q "casedir: Is a directory" o'
 printf 'ext4-1dd-4k-8p-4096M-1M:10\n\n# c\next4-1dd-4k-8p-9999999999M-1M:10\n' >bad.txt
 wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
 check "a bad field of a --cases-from case is named file:line too" \
@@ -154,3 +157,12 @@ bash "$RUNJOB" ${args/jobs.txt/cj.txt} >/dev/null 2>o; rc=$?
 check "... and with Process 0 run line 1" '[ $rc = 0 ] && [ -d "condor/thresh=1M/ext4-1dd-4k-8p-4096M-1M:10-current" ] && [ ! -e "condor/thresh=1M/ext4-2dd-4k-8p-4096M-1M:10-current" ]'
 bash "$RUNJOB" 0 cj.txt >/dev/null 2>o; rc=$?
 check "run-job.sh N 0 without --zero says to pass it" '[ $rc = 2 ] && grep -q -- "--zero" o'
+# a name run-job.sh would refuse is refused by jobs itself, before any line
+for g in "it's" 'a$b' 'a;b' 'a(b'; do
+  wblab jobs -t 5 -k current -o jr "$g/ext4-1dd-4k-8p-4096M-1M:10" >jr.txt 2>o; rc=$?
+  check "jobs refuses group '$g' (run-job.sh could not run its line): exit 2, nothing printed, one line" \
+    '[ $rc = 2 ] && [ ! -s jr.txt ] && [ "$(wc -l <o)" = 1 ] && grep -q "run-job.sh refuses" o'
+done
+wblab jobs -t 5 -k current -o 'j r' 'a b/ext4-1dd-4k-8p-4096M-1M:10' >jr.txt 2>o
+bash "$RUNJOB" 1 jr.txt >/dev/null 2>o; rc=$?
+check "a name with a space is quoted, and run-job.sh runs it" '[ $rc = 0 ] && [ -d "j r/a b/ext4-1dd-4k-8p-4096M-1M:10-current" ]'
