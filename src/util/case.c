@@ -24,6 +24,10 @@ static int parse_knob(const char *s, struct dirty_knob *k)
 		return parse_u64(s, &k->value) || k->value > 100 ? -1 : 0;
 	}
 	k->is_bytes = 1;
+	/* one spelling per size: 100m is the case 100M (a second name would be a
+	 * second directory and a second compare column) */
+	if (last == 'k' || last == 'm' || last == 'g' || last == 't')
+		k->text[n - 1] = (char)(last - 'a' + 'A');
 	return parse_size(s, &k->value) || k->value == 0 ? -1 : 0;
 }
 

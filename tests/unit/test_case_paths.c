@@ -42,6 +42,22 @@ static void test_threshold_must_fit_in_mem(void **state)
 	assert_int_equal(case_parse("ext4-1dd-4k-8p-4096M-1G:100M", &c, err, sizeof(err)), 0);
 }
 
+/* a lower-case size unit is the same case: one name, one group, one column */
+static void test_threshold_unit_spelling(void **state)
+{
+	(void)state;
+	struct wb_case c;
+	char err[512];
+	assert_int_equal(case_parse("ext4-1dd-4K-8p-4096M-100m:10m", &c, err, sizeof(err)), 0);
+	assert_string_equal(c.name, "ext4-1dd-4k-8p-4096M-100M:10M");
+	assert_string_equal(c.group, "thresh=100M");
+	assert_true(c.thresh.is_bytes && c.thresh.value == 100ULL << 20);
+	assert_int_equal(case_parse("ext4-1dd-4k-8p-4096M-1g:512k", &c, err, sizeof(err)), 0);
+	assert_string_equal(c.name, "ext4-1dd-4k-8p-4096M-1G:512K");
+	assert_int_equal(case_parse("ext4-1dd-4k-8p-4096M-20:10", &c, err, sizeof(err)), 0);
+	assert_string_equal(c.name, "ext4-1dd-4k-8p-4096M-20:10");
+}
+
 static void test_group_stays_inside_out(void **state)
 {
 	(void)state;
@@ -237,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_threshold_must_fit_in_mem),
+		cmocka_unit_test(test_threshold_unit_spelling),
 		cmocka_unit_test(test_group_stays_inside_out),
 		cmocka_unit_test(test_control_characters_refused),
 		cmocka_unit_test(test_result_begin_refuses_escapes),
