@@ -118,6 +118,11 @@ printf '\377\377\377\377\377\377\377\377' | dd of="$T/bad.dat" bs=1 seek=$((sz -
 check "corrupt chunk: exit 1, one line" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e2")" -eq 1 ]'
 WBLAB_DAT_THREAD=0 "$W" trace "$T/bad.dat" >/dev/null 2>"$T/e2b"; rc=$?
 check "corrupt chunk, no thread: the same exit and line" '[ $rc -eq 1 ] && cmp -s "$T/e2" "$T/e2b"'
+# an empty file is no trace (it printed nothing and exited 0)
+: >"$T/empty.dat"
+"$W" trace "$T/empty.dat" >"$T/o0" 2>"$T/e0"; rc=$?
+check "empty file: exit 1, one line naming it, nothing on stdout" \
+  '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e0")" -eq 1 ] && grep -qF "$T/empty.dat: empty file, not a trace" "$T/e0" && [ ! -s "$T/o0" ]'
 # found by fuzz_dat: a damaged cmdlines section after a good formats section
 # freed the formats buffer twice
 "$W" trace tests/data/damaged-cmdlines.dat >/dev/null 2>"$T/e5"; rc=$?
