@@ -782,11 +782,6 @@ static struct trace_reader *reader_init(FILE *f, int close_f, const char *name, 
 		snprintf(err, errlen, "%s: %s", r->path, strerror(r->io_errno));
 		goto fail;
 	}
-	if (r->end == 0) {
-		/* not a trace without events: every trace has at least its header */
-		snprintf(err, errlen, "%s: empty file, not a trace", r->path);
-		goto fail;
-	}
 	if (r->end >= sizeof(DAT_MAGIC) - 1 && !memcmp(r->buf, DAT_MAGIC, sizeof(DAT_MAGIC) - 1)) {
 		if (!close_f) {
 			snprintf(err, errlen, "%s: a trace-cmd .dat input must be a named file", r->path);
