@@ -39,15 +39,19 @@ void fprop_inc(struct fprop_global *g, struct fprop_local *l, uint64_t n, uint64
 {
 	fprop_reflect_period(g, l);
 	if (max_frac < FPROP_FRAC_BASE) {
-		/* largest m with (num + m) / (den + m) <= max_frac / BASE */
+		/* __fprop_add_percpu_max: nothing once the share is over max_frac,
+		 * else at most the m that brings (num + m) / (den + m) to it,
+		 * rounded up (so the share may end a hair above the cap) */
 		uint64_t num, den;
 		fprop_fraction(g, l, &num, &den);
-		int64_t room = ((int64_t)(den * max_frac) - (int64_t)(num * FPROP_FRAC_BASE)) /
-			       (int64_t)(FPROP_FRAC_BASE - max_frac);
-		if (room <= 0)
+		int64_t tmp = (int64_t)(den * max_frac) - (int64_t)(num * FPROP_FRAC_BASE);
+		int64_t span = (int64_t)(FPROP_FRAC_BASE - max_frac);
+		if (tmp < 0)
 			return;
-		if ((uint64_t)room < n)
-			n = (uint64_t)room;
+		if (tmp < (int64_t)n * span)
+			n = (uint64_t)((tmp + span - 1) / span);
+		if (!n)
+			return;
 	}
 	l->events += n;
 	g->events += n;

@@ -226,13 +226,26 @@ static void wb_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t start_t
 	__bdi_update_bandwidth(s, &gdtc, start_time);
 }
 
-/* wb_writeback (docs/throttling-model.md, wb_writeback) */
+/* wb_writeback (docs/throttling-model.md, wb_writeback)
+ *
+ * A work runs rounds: refill b_io from b_dirty/b_more_io when it is empty
+ * (queue_io: inodes dirtied before the cutoff), write a batch, and go on
+ * while a round wrote something.  The cutoff is what keeps a work from
+ * livelocking on inodes dirtied after it began: 3.x fixes it at the work's
+ * start for everything but kupdate (expired = older than dirty_expire);
+ * 5.x+ makes a background work take every inode dirty "now" at each refill,
+ * since background and kupdate works yield to any other work anyway
+ * (wb_writeback_refill).  5.x+ also goes round again after a round that
+ * wrote nothing while this call has not refilled b_io yet: leftovers of an
+ * earlier work are no reason to wait on b_more_io. */
 static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_work *w)
 {
 	struct sthread *th = &bdi->flusher;
 	uint64_t wb_start = jiffies(s);
 	int64_t older_than = (int64_t)wb_start;
 	int64_t nr_pages = w->nr_pages;
+	int refill = s->model->wb_writeback_refill;
+	int queued = 0;   /* any refill in this call (it stays set, as in the kernel) */
 	for (;;) {
 		if (w->nr_pages <= 0)
 			break;
@@ -242,15 +255,19 @@ static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_
 			/* the run starts long after boot: in its first expire
 			 * interval no inode it dirtied has expired yet */
 			older_than = (int64_t)jiffies(s) - (int64_t)expire_interval(s);
+		} else if (w->for_background && refill) {
+			older_than = (int64_t)jiffies(s);
 		}
 		trace_work(s, th, bdi, EV_WRITEBACK_START, w);
-		if (list_empty(&bdi->b_io))
+		if (list_empty(&bdi->b_io)) {
 			queue_io(s, bdi, &older_than);
+			queued = 1;
+		}
 		int64_t progress = write_inodes(s, th, bdi, w);
 		trace_work(s, th, bdi, EV_WRITEBACK_WRITTEN, w);
 		if (!s->model->bandwidth_from_writepages)
 			wb_update_bandwidth(s, bdi, wb_start);
-		if (progress)
+		if (progress || (refill && !queued))
 			continue;
 		if (list_empty(&bdi->b_more_io))
 			break;
@@ -274,7 +291,9 @@ static int64_t wb_check_old_data_flush(struct sim *s, struct bdi *bdi)
 	if (!interval || now < bdi->last_old_flush + interval)
 		return 0;
 	bdi->last_old_flush = now;
-	uint64_t nr = global_page_state(s, NR_FILE_DIRTY) + global_page_state(s, NR_UNSTABLE_NFS);
+	/* get_nr_dirty_pages: 3.x adds the unstable NFS pages, 5.8+ has none */
+	uint64_t nr = global_page_state(s, NR_FILE_DIRTY) +
+		      (s->model->wb_writeback_refill ? 0 : global_page_state(s, NR_UNSTABLE_NFS));
 	for (int i = 0; i < s->ninodes; i++)
 		nr += (s->inodes[i].state & I_DIRTY) ? 1 : 0;
 	if (!nr)
@@ -333,6 +352,7 @@ void bdi_start_background_writeback(struct sim *s, struct sthread *th, struct bd
 	struct wb_event e;
 	ev_begin(s, th, &e, EV_WRITEBACK_WAKE_BACKGROUND, bdi);
 	ev_emit(s, &e);
+	bdi->background_kicks++;
 	flusher_wake(s, bdi);
 }
 

@@ -135,6 +135,7 @@ struct bdi {
 	int id;
 	const struct bdi_ops *ops;
 	void *dev;                     /* blkdev or NFS client */
+	uint64_t background_kicks;     /* bdi_start_background_writeback calls (tests read it) */
 	struct percpu_counter stat[NR_BDI_STAT_ITEMS];
 	struct prop_local completions;
 	uint64_t min_ratio, max_ratio, max_prop_frac;

@@ -271,7 +271,9 @@ static void wb_update_dirty_ratelimit(struct sim *s, const struct dirty_throttle
 		.dirty_ratelimit = bdi->dirty_ratelimit, .prev_balanced = bdi->balanced_dirty_ratelimit,
 		.pos_ratio = d->pos_ratio, .write_bw = bdi->avg_write_bandwidth,
 		.dirtied = dirtied - bdi->dirtied_stamp, .elapsed = elapsed, .hz = s->p.hz,
-		.dirty = d->dirty, .setpoint = (freerun + d->limit) / 2,
+		/* the limit as domain_update_dirty_limit just left it, not the
+		 * one wb_position_ratio read before it (d->limit, the trace's) */
+		.dirty = d->dirty, .setpoint = (freerun + hard_dirty_limit(s, d->thresh)) / 2,
 	};
 	if (bdi_strict(s)) {
 		u.dirty = d->wb_dirty;
@@ -624,6 +626,7 @@ THROTTLE_MODEL(throttle_6x) = {
 	.flex_proportions = 1,
 	.bandwidth_from_writepages = 1,
 	.timer_wheel_round_up = 1,
+	.wb_writeback_refill = 1,
 	.writepages_begin = wb_bandwidth_estimate_start,
 	.writepages_end = wb_writepages_done,
 	.inode_writeback_done = wb_inode_writeback_end,

@@ -42,6 +42,11 @@ struct throttle_model {
 	 * it never fires early, so schedule_timeout(n) wakes at the tick n + 1
 	 * jiffies on (the 3.x wheel woke at tick n) */
 	unsigned timer_wheel_round_up : 1;
+	/* 5.x+ wb_writeback: a background work's cutoff is "now" at each refill
+	 * of b_io (3.x: the work's start), a round that wrote nothing before the
+	 * call's first refill is followed by another, and kupdate's page budget
+	 * has no unstable NFS pages (gone in 5.8) */
+	unsigned wb_writeback_refill : 1;
 	/* do_writepages() start and end on bdi (NULL if none) */
 	void (*writepages_begin)(struct sim *s, struct bdi *bdi);
 	void (*writepages_end)(struct sim *s, struct bdi *bdi);

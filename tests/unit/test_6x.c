@@ -297,6 +297,24 @@ static void test_flex_proportions_age_and_cap(void **state)
 	g2.events = 1000;
 	fprop_inc(&g2, &c, 5000, FPROP_FRAC_BASE / 2);
 	assert_true(c.events * 2 <= g2.events);
+	/* by hand, a 30 % cap (max_frac 307 of 1024): 100 of 1000 events, room
+	 * (1000 * 307 - 100 * 1024) / (1024 - 307) = 204600 / 717 = 285.4,
+	 * rounded up as the kernel does: 286 added, 386 / 1286 = 0.3002 */
+	struct fprop_local d = { 100, 0 };
+	fprop_global_init(&g2);
+	g2.events = 1000;
+	d.period = g2.period;
+	fprop_inc(&g2, &d, 5000, 307);
+	assert_int_equal(d.events, 386);
+	assert_int_equal(g2.events, 1286);
+	/* over the cap already: nothing added */
+	fprop_inc(&g2, &d, 10, 307);
+	assert_int_equal(d.events, 386);
+	/* room for more than asked: all of it */
+	struct fprop_local e = { 0, 0 };
+	e.period = g2.period;
+	fprop_inc(&g2, &e, 10, 307);
+	assert_int_equal(e.events, 10);
 }
 
 /* a `current` simulation of CASE under the defaults with the `--set`
@@ -483,6 +501,46 @@ static void test_one_dd_settles_between_freerun_and_limit(void **state)
 	finish(s);
 }
 
+/* wb_writeback's 5.x refill (wb_writeback_refill): a background work takes
+ * every inode dirty at each refill, so it does not end over the background
+ * threshold just because the files were cleaned and dirtied again after it
+ * began; the dirtiers then need to kick the flusher less often than under
+ * 3.x's cutoff at the work's start (same case, same seed) */
+static uint64_t kicks_with_refill(int refill, uint64_t *written)
+{
+	struct throttle_model m = *throttle_lookup("current");
+	m.wb_writeback_refill = (unsigned)refill;
+	struct wb_case c;
+	struct sim_params p;
+	char err[256];
+	params_defaults(&p);
+	p.hz = 250;
+	assert_int_equal(case_parse("ext4-10dd-4k-8p-4096M-100M:10", &c, err, sizeof(err)), 0);
+	struct sim *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	if (sim_init(s, &c, &p, &m, 1, err, sizeof(err)))
+		fail_msg("sim_init: %s", err);
+	s->stats = stats_new();
+	assert_int_equal(sim_run(s, 60), 0);
+	uint64_t k = s->bdis[0]->background_kicks;
+	*written = 0;
+	for (int i = 0; i < s->ntasks; i++)
+		*written += s->tasks[i].pages_written;
+	finish(s);
+	return k;
+}
+
+static void test_background_work_refills_with_every_dirty_inode(void **state)
+{
+	(void)state;
+	uint64_t w_on, w_off;
+	uint64_t on = kicks_with_refill(1, &w_on), off = kicks_with_refill(0, &w_off);
+	print_message("background kicks: %llu with the 5.x refill, %llu with 3.x's cutoff\n",
+		      (unsigned long long)on, (unsigned long long)off);
+	assert_true(on > 0);
+	assert_true(on < off);
+}
+
 /* 10 dd: each gets about a tenth */
 static void test_ten_dds_share_the_disk_fairly(void **state)
 {
@@ -505,6 +563,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_domain_dirty_limits_match_the_vectors),
+		cmocka_unit_test(test_background_work_refills_with_every_dirty_inode),
 		cmocka_unit_test(test_pos_ratio_matches_the_grid),
 		cmocka_unit_test(test_a_small_wb_thresh_is_bumped),
 		cmocka_unit_test(test_strictlimit_follows_the_wb_when_global_dirty_is_low),
