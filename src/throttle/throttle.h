@@ -43,7 +43,7 @@ struct throttle_model {
 	 * jiffies on (the 3.x wheel woke at tick n) */
 	unsigned timer_wheel_round_up : 1;
 	/* 5.x+ wb_writeback: a background work's cutoff is "now" at each refill
-	 * of b_io (3.x: the work's start), a round that wrote nothing before the
+	 * of b_io (the 3.x models: the work's start, as in 3.1), a round that wrote nothing before the
 	 * call's first refill is followed by another, and kupdate's page budget
 	 * has no unstable NFS pages (gone in 5.8) */
 	unsigned wb_writeback_refill : 1;
