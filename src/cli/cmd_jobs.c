@@ -15,6 +15,13 @@ static int runnable_everywhere(const struct sim_job *js, int n)
 {
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < js[i].argc; k++) {
+			/* a newline (any control byte) would split the job over two lines */
+			for (const unsigned char *c = (const unsigned char *)js[i].argv[k]; *c; c++)
+				if (*c < 0x20 || *c == 0x7f) {
+					wb_error("jobs: an argument holds a control character (byte 0x%02x): "
+						 "a job list has one job per line", *c);
+					return 0;
+				}
 			size_t at = strcspn(js[i].argv[k], run_job_refuses);
 			if (js[i].argv[k][at]) {
 				wb_error("jobs: '%s': scripts/run-job.sh refuses a job line holding %c "
@@ -71,7 +78,8 @@ static const char usage[] =
 	"  Without an engine: wblab sim --shard I/N ... on machine I of N.\n"
 	"\n"
 	"A job line scripts/run-job.sh would refuse (a word holding $ ` ; | & < > ( ) \\\n"
-	"or ') is an error, and nothing is printed.\n"
+	"or ', or a control character such as a newline) is an error, and nothing is\n"
+	"printed.\n"
 	"\n"
 	"Exit status: 0; 2 bad options or CASE.\n";
 

@@ -44,15 +44,16 @@ static int run_trace(int argc, char **argv)
 			return 1;
 		}
 	}
-	/* zero bytes is no trace at all (what wblab and trace-cmd write has a
-	 * header even without events); printing nothing would look like success */
-	if (strcmp(p, "-") && stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
-		wb_error("trace: %s: empty file, not a trace", p);
-		return 1;
-	}
 	struct trace_reader *r = trace_reader_open(p, err, sizeof(err));
 	if (!r) {
 		wb_error("trace: %s", err);
+		return 1;
+	}
+	/* zero bytes is no trace at all (what wblab and trace-cmd write has a
+	 * header even without events); printing nothing would look like success */
+	if (trace_reader_is_empty(r)) {
+		trace_reader_close(r);
+		wb_error("trace: %s: empty, not a trace", strcmp(p, "-") ? p : "<stdin>");
 		return 1;
 	}
 	static char obuf[1 << 16];

@@ -94,13 +94,20 @@ int bdi_request_add(struct bdi_request *r, const char *kv, char *err, size_t err
 				  : "0..1000000, parts per million");
 		return -1;
 	}
-	if (r->n == BDI_MAX_KNOBS) {
+	/* a knob given again (or under its other spelling, max_ratio and
+	 * max_ratio_fine) replaces the earlier value: the last --set wins, and
+	 * params holds each knob once */
+	int at = 0;
+	while (at < r->n && strcmp(r->k[at].name, canon))
+		at++;
+	if (at == BDI_MAX_KNOBS) {
 		snprintf(err, errlen, "too many --set bdi.* options");
 		return -1;
 	}
-	r->k[r->n].name = canon;
-	snprintf(r->k[r->n].value, sizeof(r->k[0].value), "%s", val);
-	r->n++;
+	r->k[at].name = canon;
+	snprintf(r->k[at].value, sizeof(r->k[0].value), "%s", val);
+	if (at == r->n)
+		r->n++;
 	const char *mn = wanted(r, "min_ratio_fine", "0"), *mx = wanted(r, "max_ratio_fine", "1000000");
 	if (strtoull(mn, NULL, 10) > strtoull(mx, NULL, 10)) {
 		snprintf(err, errlen, "--set bdi.%s: min_ratio above max_ratio (%s > %s parts per million)",

@@ -272,7 +272,8 @@ static void wb_update_dirty_ratelimit(struct sim *s, const struct dirty_throttle
 		.pos_ratio = d->pos_ratio, .write_bw = bdi->avg_write_bandwidth,
 		.dirtied = dirtied - bdi->dirtied_stamp, .elapsed = elapsed, .hz = s->p.hz,
 		/* the limit as domain_update_dirty_limit just left it, not the
-		 * one wb_position_ratio read before it (d->limit, the trace's) */
+		 * one wb_position_ratio read before it (d->limit: what the 6.15+
+		 * trace prints; 6.12's printed the domain's limit at the event) */
 		.dirty = d->dirty, .setpoint = (freerun + hard_dirty_limit(s, d->thresh)) / 2,
 	};
 	if (bdi_strict(s)) {

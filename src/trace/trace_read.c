@@ -825,6 +825,12 @@ void trace_reader_set_echo(struct trace_reader *r, FILE *f)
 	r->echo = f;
 }
 
+int trace_reader_is_empty(const struct trace_reader *r)
+{
+	/* reader_init read until it had the .dat magic's length or the end */
+	return r->end == 0 && !r->dat && !r->wd;
+}
+
 int trace_reader_is_dat(const struct trace_reader *r)
 {
 	return r->dat != NULL || r->wd != NULL;

@@ -36,6 +36,8 @@ int trace_parse_line_why(const char *line, size_t len, struct wb_event *e, const
 /* Copy every line read (text as is, .dat records as converted text) to f. */
 void trace_reader_set_echo(struct trace_reader *r, FILE *f);
 /* True when the input is a trace-cmd .dat file. */
+/* Nothing at all was there to read (zero bytes before the end of input). */
+int trace_reader_is_empty(const struct trace_reader *r);
 int trace_reader_is_dat(const struct trace_reader *r);
 
 /* The era of a trace.dat written by wblab (enum trace_era), else -1. */

@@ -122,7 +122,12 @@ check "corrupt chunk, no thread: the same exit and line" '[ $rc -eq 1 ] && cmp -
 : >"$T/empty.dat"
 "$W" trace "$T/empty.dat" >"$T/o0" 2>"$T/e0"; rc=$?
 check "empty file: exit 1, one line naming it, nothing on stdout" \
-  '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e0")" -eq 1 ] && grep -qF "$T/empty.dat: empty file, not a trace" "$T/e0" && [ ! -s "$T/o0" ]'
+  '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e0")" -eq 1 ] && grep -qF "$T/empty.dat: empty, not a trace" "$T/e0" && [ ! -s "$T/o0" ]'
+for src in /dev/null -; do
+  "$W" trace "$src" </dev/null >"$T/o0" 2>"$T/e0"; rc=$?
+  check "empty input ($src): exit 1, one line, nothing on stdout" \
+    '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e0")" -eq 1 ] && grep -q "empty, not a trace" "$T/e0" && [ ! -s "$T/o0" ]'
+done
 # found by fuzz_dat: a damaged cmdlines section after a good formats section
 # freed the formats buffer twice
 "$W" trace tests/data/damaged-cmdlines.dat >/dev/null 2>"$T/e5"; rc=$?

@@ -163,6 +163,9 @@ for g in "it's" 'a$b' 'a;b' 'a(b'; do
   check "jobs refuses group '$g' (run-job.sh could not run its line): exit 2, nothing printed, one line" \
     '[ $rc = 2 ] && [ ! -s jr.txt ] && [ "$(wc -l <o)" = 1 ] && grep -q "run-job.sh refuses" o'
 done
+wblab jobs -t 5 -k current -o $'x\ny' ext4-1dd-4k-8p-4096M-1M:10 >jr.txt 2>o; rc=$?
+check "jobs refuses an -o with a newline (one job would take two lines)" \
+  '[ $rc = 2 ] && [ ! -s jr.txt ] && grep -q "control character" o'
 wblab jobs -t 5 -k current -o 'j r' 'a b/ext4-1dd-4k-8p-4096M-1M:10' >jr.txt 2>o
 bash "$RUNJOB" 1 jr.txt >/dev/null 2>o; rc=$?
 check "a name with a space is quoted, and run-job.sh runs it" '[ $rc = 0 ] && [ -d "j r/a b/ext4-1dd-4k-8p-4096M-1M:10-current" ]'

@@ -420,6 +420,13 @@ static void bdi_knob_requests(void **state)
 	assert_non_null(strstr(err, "below 100 %"));
 	assert_int_equal(bdi_request_add(&r, "min_ratio_fine=1000000", err, sizeof(err)), -1);
 	assert_int_equal(r.n, 3);
+	/* the same knob again, under either spelling: the last value, held once
+	 * (params lists each knob once, and a key twice is damage) */
+	assert_int_equal(bdi_request_add(&r, "max_ratio_fine=200000", err, sizeof(err)), 0);
+	assert_int_equal(bdi_request_add(&r, "max_ratio=40", err, sizeof(err)), 0);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.k[1].name, "max_ratio_fine");
+	assert_string_equal(r.k[1].value, "400000");
 }
 
 static int parse(struct run_opts *o, char *err, ...)
