@@ -26,7 +26,7 @@
  * (src/result/metrics.h says what the fields mean). */
 /* control-loop quality (stats_control.c; docs/stats.md "Control-loop quality") */
 WBLAB_METRIC(WRITE_BW_STEADY, "write_bw_steady", "MB/s", METRIC_HIGHER, ERAS_ALL, "trace",
-	     "written slope from the end of ramp-up to the last sample that dirtied")
+	     "written slope from the end of ramp-up to the last writer sample that dirtied")
 WBLAB_METRIC(SETPOINT_MEAN_PAGES, "setpoint_mean_pages", "pages", METRIC_NONE, ERAS_IOLESS, "trace",
 	     "time-weighted mean setpoint after ramp-up")
 WBLAB_METRIC(SETPOINT_ERR_MEAN_PAGES, "setpoint_err_mean_pages", "pages", METRIC_LOWER, ERAS_IOLESS,
@@ -234,7 +234,9 @@ static void feed_gds(struct control_acc *c, const struct wb_event *e)
 		track_hold(&c->sp, dt, (double)c->prev_nr_dirty, c->prev_sp, 1);
 		track_hold(&c->ceil, dt, (double)c->prev_nr_dirty, c->prev_ceiling, 0);
 	}
-	if (e->v[F_DIRTIED] > c->prev_dirtied || !c->have_grow) {
+	/* the writers' own samples end the window: a flusher's sample (the
+	 * final sync, a kworker's stray page) is not the writers still writing */
+	if ((e->v[F_DIRTIED] > c->prev_dirtied && !stats_is_flusher(e->comm)) || !c->have_grow) {
 		c->have_grow = 1;
 		c->last_grow_ts = e->ts_us;
 		c->last_grow_written = e->v[F_WRITTEN];

@@ -150,6 +150,46 @@ static void test_setpoint_error_settling_and_swing(void **state)
 	free(c);
 }
 
+/* write_bw_steady ends at the writers' last growing sample: the same series
+ * as above, then the flusher (a 6.x kworker) samples at t=12 after a stray
+ * page was dirtied, as a real trace's final sync does; counting it would give
+ * (1536 + 512 * 4 + 1) pages / 256 / 10 s = 1.4004 MB/s instead of 1 */
+static void test_steady_window_ends_at_a_writer(void **state)
+{
+	(void)state;
+	static const double t[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9.5 };
+	static const long nr[] = { 0, 500, 900, 990, 810, 990, 810, 900, 904, 896, 900 };
+	struct control_acc *c = calloc(1, sizeof(*c));
+	control_init(c);
+	for (int i = 0; i < 11; i++) {
+		double w = t[i] < 2 ? 0 : t[i] <= 8 ? 256 * (t[i] - 2) : 1536 + 512 * (t[i] - 8);
+		gds(c, t[i], nr[i], 1000, (long)(1000 * (t[i] < 8 ? t[i] : 8)), (long)w);
+	}
+	struct wb_event e = ev(EV_GLOBAL_DIRTY_STATE, 12, 1500);
+	snprintf(e.comm, sizeof(e.comm), "kworker/u8:4");
+	wb_event_set(&e, F_DIRTY, 450);
+	wb_event_set(&e, F_WRITEBACK, 450);
+	wb_event_set(&e, F_THRESH, 1000);
+	wb_event_set(&e, F_BG_THRESH, 600);
+	wb_event_set(&e, F_LIMIT, 1000);
+	wb_event_set(&e, F_DIRTIED, 8001);
+	wb_event_set(&e, F_WRITTEN, 1536 + 512 * 4 + 1);
+	control_feed(c, &e);
+	char *s = written(c, 1);
+	EXPECT(s, "write_bw_steady", "1");
+	free(s);
+	/* a writer's sample there does end the window: from t=2 to 12.5,
+	 * 3585 pages / 256 / 10.5 s = 1.3337 */
+	snprintf(e.comm, sizeof(e.comm), "dd");
+	e.ts_us = 12500000;
+	wb_event_set(&e, F_DIRTIED, 8002);
+	control_feed(c, &e);
+	s = written(c, 1);
+	EXPECT(s, "write_bw_steady", "1.3337");
+	free(s);
+	free(c);
+}
+
 static void test_disturbances_are_writer_and_setpoint_changes(void **state)
 {
 	(void)state;
@@ -237,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_setpoint_error_settling_and_swing),
+		cmocka_unit_test(test_steady_window_ends_at_a_writer),
 		cmocka_unit_test(test_disturbances_are_writer_and_setpoint_changes),
 		cmocka_unit_test(test_fair_share_and_ratelimit_swing),
 		cmocka_unit_test(test_swing_hysteresis),
