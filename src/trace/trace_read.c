@@ -851,13 +851,26 @@ const char *trace_result_path(const char *dir, char *buf, size_t n)
 }
 
 /* The start of a bad line for a message: printable, bounded, no NULs. */
+/* The part of a bad line worth showing: from the event's name on (after
+ * "comm-pid [cpu] flags ts: ", the same on every line), printable, and
+ * "..." where it is cut, so the field at fault is usually in view. */
 static void quote_line(char *out, size_t cap, const char *line, size_t len)
 {
-	const char *p = skip_sp(line, line + len);
-	size_t n = 0, avail = (size_t)(line + len - p);
-	while (n + 1 < cap && n < avail) {
+	const char *end = line + len, *p = skip_sp(line, end);
+	const char *br = memchr(p, ']', (size_t)(end - p));
+	for (const char *q = br; q && q + 1 < end; q++)
+		if (q[0] == ':' && q[1] == ' ') {
+			p = q + 2;
+			break;
+		}
+	size_t n = 0, avail = (size_t)(end - p);
+	while (n + 4 < cap && n < avail) {
 		unsigned char c = (unsigned char)p[n];
 		out[n++] = c >= ' ' && c < 127 ? (char)c : '?';
+	}
+	if (n < avail && cap >= 4) {
+		memcpy(out + n, "...", 3);
+		n += 3;
 	}
 	out[n] = 0;
 }
@@ -918,7 +931,7 @@ static int __attribute__((noinline)) text_next(struct trace_reader *r, struct wb
 			return 1;
 		}
 		if (rc < 0) {
-			char shown[64];
+			char shown[200];
 			quote_line(shown, sizeof(shown), line, len);
 			snprintf(err, errlen, "%s:%lu: %s: '%s'", r->path, r->lineno, why, shown);
 			return -1;

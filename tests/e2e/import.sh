@@ -123,6 +123,11 @@ bad=$tmp/bad.trace
 "$WBLAB" import "$bad" -o "$tmp/e1" --case ext4-1dd-4k-2p-1024M-1000M:500M >/dev/null 2>"$err"; rc=$?
 check "malformed line: exit 1, FILE:LINE in one line" '[ $rc -eq 1 ] && grep -q "bad.trace:6: " "$err" && [ $(wc -l <"$err") -eq 1 ]'
 check "malformed line: nothing written" '[ ! -e "$tmp/e1" ]'
+bad2=$tmp/bad2.trace
+{ head -5 "$t32"; echo "      flush-8:0-900   [000]   200.000000: global_dirty_state: dirty=1 writeback=2 bg_thresh=1 thresh=1 limit=1 dirtied=1 written=x1"; tail -3 "$t32"; } >"$bad2"
+"$WBLAB" import "$bad2" -o "$tmp/e1" --case ext4-1dd-4k-2p-1024M-1000M:500M >/dev/null 2>"$err"; rc=$?
+check "malformed last field: the quoted event shows it (from the event name on)" \
+  '[ $rc -eq 1 ] && grep -qF "bad2.trace:6: " "$err" && grep -qF "'"'"'global_dirty_state: dirty=1" "$err" && grep -qF "written=x1'"'"'" "$err"'
 mkdir -p "$tmp/e2"
 "$WBLAB" import "$bad" -o "$tmp/e2" --case ext4-1dd-4k-2p-1024M-1000M:500M >/dev/null 2>"$err"
 check "malformed line: existing output dir left empty" '[ -z "$(ls -A "$tmp/e2")" ]'
