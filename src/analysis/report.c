@@ -822,7 +822,8 @@ static void result_html(FILE *f, struct report *rp, const struct result *r, int 
 		fputs("</div>\n", f);
 	}
 	if (r->cmdline) {
-		fputs("<p>command: <code>wblab ", f);
+		/* sim and import cmdlines name wblab; a real run's starts at "run" */
+		fputs(strncmp(r->cmdline, "wblab ", 6) ? "<p>command: <code>wblab " : "<p>command: <code>", f);
 		ESC(f, r->cmdline);
 		fputs("</code></p>\n", f);
 	}

@@ -154,6 +154,8 @@ check "report exits 0, quiet on stderr" '[ $rc -eq 0 ] && [ ! -s "$T/errr" ]'
 check "report plotted the results whose plots were missing or incomplete" 'grep -q "(2 results plotted now)" "$T/outr" && [ -s "$D31/plots/index" ] && svg_ok "$D32/plots/global_dirty_state.svg"'
 check "report is one file with no external URLs" '[ -s "$H" ] && ! grep -qiE "(src|href)=.https?:|url\(.?https?:|@import" "$H" && ! grep -q "http://\|https://" "$H"'
 check "report has no <img>, <script> or <link>" '! grep -qiE "<(img|script|link)[ >]" "$H"'
+check "report names each result's command once as wblab (not 'wblab wblab')" \
+  'grep -q "command: <code>wblab sim " "$H" && ! grep -q "wblab wblab" "$H"'
 links_ok() {
   local n=0 l
   for l in $(grep -o 'class="png" href="[^"]*"' "$1" | sed 's/.*href="//; s/"$//'); do
