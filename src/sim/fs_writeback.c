@@ -231,15 +231,12 @@ static void wb_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t start_t
  * A work runs rounds: refill b_io from b_dirty/b_more_io when it is empty
  * (queue_io: inodes dirtied before the cutoff), write a batch, and go on
  * while a round wrote something.  The cutoff is what keeps a work from
- * livelocking on inodes dirtied after it began.  The 3.x models fix it at
- * the work's start for everything but kupdate (expired = older than
- * dirty_expire), as 3.1 did; the later rule, that a background work takes
- * every inode dirty "now" at each refill since background and kupdate works
- * yield to any other work anyway, is the `current` model's
- * (wb_writeback_refill).  When it entered mainline (Jan Kara's "Include all
- * dirty inodes in background writeback", 3.2 or 3.3) is not settled here, so
- * 3.2-ioless may lack it (docs/throttling-model.md).  5.x+ also goes round
- * again after a round that
+ * livelocking on inodes dirtied after it began.  3.1 and 3.2 fix it at the
+ * work's start for everything but kupdate (expired = older than
+ * dirty_expire); from 3.3 a background work takes every inode dirty "now" at
+ * each refill, since background and kupdate works yield to any other work
+ * anyway: the `current` model's rule (wb_writeback_refill).  5.x+ also goes
+ * round again after a round that
  * wrote nothing while this call has not refilled b_io yet: leftovers of an
  * earlier work are no reason to wait on b_more_io. */
 static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_work *w)

@@ -42,8 +42,8 @@ struct throttle_model {
 	 * it never fires early, so schedule_timeout(n) wakes at the tick n + 1
 	 * jiffies on (the 3.x wheel woke at tick n) */
 	unsigned timer_wheel_round_up : 1;
-	/* 5.x+ wb_writeback: a background work's cutoff is "now" at each refill
-	 * of b_io (the 3.x models: the work's start, as in 3.1), a round that wrote nothing before the
+	/* 3.3+/5.x+ wb_writeback: a background work's cutoff is "now" at each refill
+	 * of b_io (3.3+; 3.1 and 3.2: the work's start), a round that wrote nothing before the
 	 * call's first refill is followed by another, and kupdate's page budget
 	 * has no unstable NFS pages (gone in 5.8) */
 	unsigned wb_writeback_refill : 1;
