@@ -850,14 +850,14 @@ const char *trace_result_path(const char *dir, char *buf, size_t n)
 	return buf;
 }
 
-/* The start of a bad line for a message: printable, bounded, no NULs. */
-/* The part of a bad line worth showing: from the event's name on (after
- * "comm-pid [cpu] flags ts: ", the same on every line), printable, and
- * "..." where it is cut, so the field at fault is usually in view. */
+/* A bad line for a message: printable, bounded, no NULs; when it does not
+ * fit, from the event's name on (after "comm-pid [cpu] flags ts: ", the same
+ * on every line) and "..." where it is cut, so the field at fault is
+ * usually in view. */
 static void quote_line(char *out, size_t cap, const char *line, size_t len)
 {
 	const char *end = line + len, *p = skip_sp(line, end);
-	const char *br = memchr(p, ']', (size_t)(end - p));
+	const char *br = (size_t)(end - p) + 1 > cap ? memchr(p, ']', (size_t)(end - p)) : NULL;
 	for (const char *q = br; q && q + 1 < end; q++)
 		if (q[0] == ':' && q[1] == ' ') {
 			p = q + 2;

@@ -126,8 +126,13 @@ check "malformed line: nothing written" '[ ! -e "$tmp/e1" ]'
 bad2=$tmp/bad2.trace
 { head -5 "$t32"; echo "      flush-8:0-900   [000]   200.000000: global_dirty_state: dirty=1 writeback=2 bg_thresh=1 thresh=1 limit=1 dirtied=1 written=x1"; tail -3 "$t32"; } >"$bad2"
 "$WBLAB" import "$bad2" -o "$tmp/e1" --case ext4-1dd-4k-2p-1024M-1000M:500M >/dev/null 2>"$err"; rc=$?
-check "malformed last field: the quoted event shows it (from the event name on)" \
-  '[ $rc -eq 1 ] && grep -qF "bad2.trace:6: " "$err" && grep -qF "'"'"'global_dirty_state: dirty=1" "$err" && grep -qF "written=x1'"'"'" "$err"'
+check "malformed last field: the quoted line shows it (whole, as it fits)" \
+  '[ $rc -eq 1 ] && grep -qF "bad2.trace:6: " "$err" && grep -qF "'"'"'flush-8:0-900" "$err" && grep -qF "written=x1'"'"'" "$err"'
+# a line too long to quote whole: from the event's name on, "..." at the cut
+{ head -5 "$t32"; printf '      flush-8:0-900   [000]   200.000000: global_dirty_state: dirty=1 writeback=2 bg_thresh=1 thresh=1 limit=1 dirtied=1 written=x1%0200d\n' 0; } >"$bad2"
+"$WBLAB" import "$bad2" -o "$tmp/e1" --case ext4-1dd-4k-2p-1024M-1000M:500M >/dev/null 2>"$err"; rc=$?
+check "malformed long line: quoted from the event name on, cut with ..." \
+  '[ $rc -eq 1 ] && grep -qF "'"'"'global_dirty_state: dirty=1 writeback=2" "$err" && grep -qF "written=x1" "$err" && grep -qF "...'"'"'" "$err" && [ $(wc -l <"$err") -eq 1 ]'
 mkdir -p "$tmp/e2"
 "$WBLAB" import "$bad" -o "$tmp/e2" --case ext4-1dd-4k-2p-1024M-1000M:500M >/dev/null 2>"$err"
 check "malformed line: existing output dir left empty" '[ -z "$(ls -A "$tmp/e2")" ]'
