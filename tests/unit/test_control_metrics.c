@@ -109,17 +109,25 @@ static const char *stat_of(const char *text, const char *name, char *out, size_t
 	assert_string_equal(stat_of(text, name, v_, sizeof(v_)), want); \
 } while (0)
 
-static void test_setpoint_error_settling_and_swing(void **state)
+/* the tracking series of the header comment, fed to a new accumulator */
+static struct control_acc *tracking_series(void)
 {
-	(void)state;
 	static const double t[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9.5 };
 	static const long nr[] = { 0, 500, 900, 990, 810, 990, 810, 900, 904, 896, 900 };
 	struct control_acc *c = calloc(1, sizeof(*c));
+	assert_non_null(c);
 	control_init(c);
 	for (int i = 0; i < 11; i++) {
 		double w = t[i] < 2 ? 0 : t[i] <= 8 ? 256 * (t[i] - 2) : 1536 + 512 * (t[i] - 8);
 		gds(c, t[i], nr[i], 1000, (long)(1000 * (t[i] < 8 ? t[i] : 8)), (long)w);
 	}
+	return c;
+}
+
+static void test_setpoint_error_settling_and_swing(void **state)
+{
+	(void)state;
+	struct control_acc *c = tracking_series();
 	char *s = written(c, 1);
 	EXPECT(s, "write_bw_steady", "1");
 	EXPECT(s, "setpoint_mean_pages", "900");
@@ -157,14 +165,7 @@ static void test_setpoint_error_settling_and_swing(void **state)
 static void test_steady_window_ends_at_a_writer(void **state)
 {
 	(void)state;
-	static const double t[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9.5 };
-	static const long nr[] = { 0, 500, 900, 990, 810, 990, 810, 900, 904, 896, 900 };
-	struct control_acc *c = calloc(1, sizeof(*c));
-	control_init(c);
-	for (int i = 0; i < 11; i++) {
-		double w = t[i] < 2 ? 0 : t[i] <= 8 ? 256 * (t[i] - 2) : 1536 + 512 * (t[i] - 8);
-		gds(c, t[i], nr[i], 1000, (long)(1000 * (t[i] < 8 ? t[i] : 8)), (long)w);
-	}
+	struct control_acc *c = tracking_series();
 	struct wb_event e = ev(EV_GLOBAL_DIRTY_STATE, 12, 1500);
 	snprintf(e.comm, sizeof(e.comm), "kworker/u8:4");
 	wb_event_set(&e, F_DIRTY, 450);
