@@ -242,11 +242,8 @@ static int load_metric(const char *dir, const char *metric, double *value,
 	for (int i = 0; i < s.n && !rc; i++) {
 		const struct kv *e = &s.v[i];
 		double v;
+		/* a metric given twice was refused by kvf_load */
 		if (kvf_number(&s, e, &v, err, errlen)) {
-			rc = -1;
-		} else if (strcmp(e->key, metric) == 0 && hit) {
-			snprintf(err, errlen, "%s:%d: '%s' appears twice (first on line %d)", s.path,
-				 e->line, metric, hit->line);
 			rc = -1;
 		} else if (strcmp(e->key, metric) == 0) {
 			hit = e;

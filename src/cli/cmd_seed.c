@@ -90,17 +90,6 @@ static const struct po_option options[] = {
 	OPT_END(),
 };
 
-static void free_argvs(struct sim_job *js, int n)
-{
-	for (int i = 0; i < n; i++) {
-		for (int k = 0; k < js[i].argc; k++)
-			free(js[i].argv[k]);
-		free(js[i].argv);
-		js[i].argv = NULL;
-		js[i].argc = 0;
-	}
-}
-
 /* result dirs of one kernel, in seed order */
 static void result_dirs(const char *out, const struct sim_job *js, int k, char **dirs)
 {
@@ -282,14 +271,14 @@ static int run_seed(int argc, char **argv)
 			if (!(j->argv = sim_job_cmdline(j, o.sets, o.nsets, &j->argc))) {
 				wb_error("seed: out of memory");
 				free(warned);
-				free_argvs(js, i * 2 + k);
+				sim_jobs_free_cmdlines(js, i * 2 + k);
 				return 1;
 			}
 		}
 	}
 	free(warned);
 	int failed = simulate_all(js, 2 * NSEED, (int)jobs, !quiet);
-	free_argvs(js, 2 * NSEED);
+	sim_jobs_free_cmdlines(js, 2 * NSEED);
 	if (failed)
 		return 1;
 	if (write_order(out))

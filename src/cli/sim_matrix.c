@@ -370,6 +370,17 @@ char **sim_job_cmdline(const struct sim_job *j, const char *const *sets, int nse
 	return v;
 }
 
+void sim_jobs_free_cmdlines(struct sim_job *js, int n)
+{
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < js[i].argc; k++)
+			free(js[i].argv[k]);
+		free(js[i].argv);
+		js[i].argv = NULL;
+		js[i].argc = 0;
+	}
+}
+
 /* The command that makes exactly job j's result: the sweep's one value of
  * each swept --set. */
 static char **job_argv(const struct sim_matrix *m, const struct sim_job *j, int combo, int *argc)
@@ -526,11 +537,8 @@ fail:
 
 void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n)
 {
-	for (int i = 0; js && i < n; i++) {
-		for (int k = 0; k < js[i].argc; k++)
-			free(js[i].argv[k]);
-		free(js[i].argv);
-	}
+	if (js)
+		sim_jobs_free_cmdlines(js, n);
 	free(js);
 	free(m->pv);
 	m->pv = NULL;

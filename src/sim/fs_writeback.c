@@ -236,9 +236,9 @@ static void wb_update_bandwidth(struct sim *s, struct bdi *bdi, uint64_t start_t
  * dirty_expire); from 3.3 a background work takes every inode dirty "now" at
  * each refill, since background and kupdate works yield to any other work
  * anyway: the `current` model's rule (wb_writeback_refill).  5.x+ also goes
- * round again after a round that
- * wrote nothing while this call has not refilled b_io yet: leftovers of an
- * earlier work are no reason to wait on b_more_io. */
+ * round again after a round that wrote nothing while this call has not
+ * refilled b_io yet: leftovers of an earlier work are no reason to wait on
+ * b_more_io. */
 static int64_t wb_writeback(struct sim *s, struct bdi *bdi, struct wb_writeback_work *w)
 {
 	struct sthread *th = &bdi->flusher;

@@ -857,22 +857,22 @@ const char *trace_result_path(const char *dir, char *buf, size_t n)
 static void quote_line(char *out, size_t cap, const char *line, size_t len)
 {
 	const char *end = line + len, *p = skip_sp(line, end);
-	const char *br = (size_t)(end - p) + 1 > cap ? memchr(p, ']', (size_t)(end - p)) : NULL;
-	for (const char *q = br; q && q + 1 < end; q++)
+	int fits = (size_t)(end - p) < cap;
+	for (const char *q = fits ? NULL : memchr(p, ']', (size_t)(end - p)); q && q + 1 < end; q++)
 		if (q[0] == ':' && q[1] == ' ') {
 			p = q + 2;
 			break;
 		}
-	size_t n = 0, avail = (size_t)(end - p);
-	while (n + 4 < cap && n < avail) {
-		unsigned char c = (unsigned char)p[n];
-		out[n++] = c >= ' ' && c < 127 ? (char)c : '?';
+	size_t avail = (size_t)(end - p), keep = avail < cap ? avail : (cap > 4 ? cap - 4 : 0);
+	for (size_t i = 0; i < keep; i++) {
+		unsigned char c = (unsigned char)p[i];
+		out[i] = c >= ' ' && c < 127 ? (char)c : '?';
 	}
-	if (n < avail && cap >= 4) {
-		memcpy(out + n, "...", 3);
-		n += 3;
+	if (keep < avail && cap > 4) {
+		memcpy(out + keep, "...", 3);
+		keep += 3;
 	}
-	out[n] = 0;
+	out[keep < cap ? keep : cap - 1] = 0;
 }
 
 /* A wblab trace.dat's next event echoed as text (wblab import keeps it). */
