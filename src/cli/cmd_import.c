@@ -220,30 +220,19 @@ static void note_minority(const struct era_votes *v, const char *path)
 	}
 }
 
+/* The era is voted on the first events only: enough for every marker
+ * event, and a long trace's tail cannot outvote its start. */
 #define ERA_SCAN_EVENTS 200000
-
-static const char *detect_era(const char *path)
-{
-	char err[512];
-	struct wb_event e;
-	struct era_votes v = { { 0 }, { 0 } };
-	struct trace_reader *r = trace_reader_open(path, err, sizeof(err));
-	if (!r)
-		return "imported";
-	for (long n = 0; n < ERA_SCAN_EVENTS && trace_reader_next(r, &e, err, sizeof(err)) == 1; n++)
-		mark_era(&v, &e, trace_reader_lineno(r));
-	trace_reader_close(r);
-	note_minority(&v, path);
-	return era_name(&v);
-}
 
 static int kernel_name_ok(const char *k)
 {
 	return *k && strlen(k) < 64 && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
 }
 
-/* Reads every event into the result's trace copy and the stats accumulator. */
-static int convert(struct trace_reader *r, const struct result_dir *rd, const char *trace)
+/* Reads every event into the result's trace copy and the stats accumulator;
+ * with v, votes on the era as it goes (one read of the trace, not two). */
+static int convert(struct trace_reader *r, const struct result_dir *rd, const char *trace,
+		   struct era_votes *v)
 {
 	char err[640];
 	struct wb_event e;
@@ -261,6 +250,8 @@ static int convert(struct trace_reader *r, const struct result_dir *rd, const ch
 	trace_reader_set_echo(r, tf);
 	while ((rc = trace_reader_next(r, &e, err, sizeof(err))) == 1) {
 		stats_feed(s, &e);
+		if (v && events < ERA_SCAN_EVENTS)
+			mark_era(v, &e, trace_reader_lineno(r));
 		events++;
 	}
 	if (rc < 0) {
@@ -333,16 +324,27 @@ static int run_import(int argc, char **argv)
 		wb_error("import: %s", err);
 		return 1;
 	}
-	if (!kernel[0])
-		snprintf(kernel, sizeof(kernel), "%s",
-			 strcmp(o.trace, "-") ? detect_era(o.trace) : "imported");
+	/* without a kernel name the era comes from the trace: the result is
+	 * begun as "imported" and named when the trace has been read */
+	int detect = !kernel[0];
+	struct era_votes votes = { { 0 }, { 0 } };
+	if (detect)
+		snprintf(kernel, sizeof(kernel), "imported");
 	if (result_begin(&rd, o.out, &c, kernel, run, err, sizeof(err))) {
 		wb_error("import: %s", err);
 		trace_reader_close(r);
 		return 1;
 	}
-	int rc = convert(r, &rd, o.trace);
+	int rc = convert(r, &rd, o.trace, detect ? &votes : NULL);
 	trace_reader_close(r);
+	if (!rc && detect) {
+		note_minority(&votes, strcmp(o.trace, "-") ? o.trace : "stdin");
+		snprintf(kernel, sizeof(kernel), "%s", era_name(&votes));
+		if (result_set_name(&rd, o.out, &c, kernel, run, err, sizeof(err))) {
+			wb_error("import: %s", err);
+			rc = -1;
+		}
+	}
 	char *full[argc + 2];
 	full[0] = "wblab";
 	memcpy(full + 1, argv, sizeof(char *) * (size_t)argc);

@@ -106,6 +106,24 @@ int result_tmp_path(char *buf, size_t n, const char *root, const struct wb_case 
 	return (size_t)len >= n ? -1 : 0;
 }
 
+/* ROOT/GROUP/CASE-KERNEL[.RUN] into r->final_path */
+int result_set_name(struct result_dir *r, const char *root, const struct wb_case *c,
+		    const char *kernel, int run, char *err, size_t errlen)
+{
+	char leaf[512];
+	if (!kernel_leaf_ok(kernel) || c->name[0] == '.' || strchr(c->name, '/')) {
+		snprintf(err, errlen, "bad result name '%s-%s'", c->name, kernel);
+		return -1;
+	}
+	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
+	if ((size_t)snprintf(r->final_path, sizeof(r->final_path), "%s%s%s/%s", root,
+			     result_root_sep(root), c->group, leaf) >= sizeof(r->final_path)) {
+		snprintf(err, errlen, "result path under '%s' too long", root);
+		return -1;
+	}
+	return 0;
+}
+
 int result_begin(struct result_dir *r, const char *root, const struct wb_case *c,
 		 const char *kernel, int run, char *err, size_t errlen)
 {
@@ -121,16 +139,10 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		snprintf(err, errlen, "case %s: %s", c->name, leaf);
 		return -1;
 	}
-	if (!kernel_leaf_ok(kernel) || c->name[0] == '.' || strchr(c->name, '/')) {
-		snprintf(err, errlen, "bad result name '%s-%s'", c->name, kernel);
+	if (result_set_name(r, root, c, kernel, run, err, errlen))
 		return -1;
-	}
-	result_name_format(leaf, sizeof(leaf), c->name, kernel, run);
-	if ((size_t)snprintf(parent, sizeof(parent), "%s%s%s", root, result_root_sep(root), c->group) >=
-		    sizeof(parent) ||
-	    (size_t)snprintf(r->final_path, sizeof(r->final_path), "%s/%s", parent, leaf) >=
-		    sizeof(r->final_path) ||
-	    result_tmp_path(r->tmp_path, sizeof(r->tmp_path), root, c, kernel, run, (int)getpid())) {
+	snprintf(parent, sizeof(parent), "%s%s%s", root, result_root_sep(root), c->group);
+	if (result_tmp_path(r->tmp_path, sizeof(r->tmp_path), root, c, kernel, run, (int)getpid())) {
 		snprintf(err, errlen, "result path under '%s' too long", root);
 		return -1;
 	}

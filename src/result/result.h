@@ -44,6 +44,11 @@ int result_name_format(char *buf, size_t n, const char *case_name, const char *k
  * in one ("/"): result paths have no empty component. */
 const char *result_root_sep(const char *root);
 /* Path of a file inside the (temporary) directory. */
+/* Gives a begun result another kernel name (what import learns only from
+ * reading the trace): the final path changes, the temporary one stays.
+ * 0, or -1 with err when the name is bad or the path too long. */
+int result_set_name(struct result_dir *r, const char *root, const struct wb_case *c,
+		    const char *kernel, int run, char *err, size_t errlen);
 const char *result_file(const struct result_dir *r, const char *name, char *buf, size_t n);
 FILE *result_fopen(const struct result_dir *r, const char *name);
 /* meta: case, group, kernel, fs, job, bs, cpus, mem, thresh, bg, run, source. */

@@ -91,7 +91,11 @@ check "time-reversed trace: exit 1, one line with file:line, nothing written" '[
 
 # stdin
 "$WBLAB" import - -o "$out" --case ext4-1dd-4k-2p-1024M-1000M:500M <"$t32" >/dev/null 2>&1; rc=$?
-check "import from stdin (kernel 'imported')" '[ $rc -eq 0 ] && [ -f "$out/thresh=1000M/ext4-1dd-4k-2p-1024M-1000M:500M-imported/stats" ]'
+check "import from stdin: the era detected as from a file (3.2)" '[ $rc -eq 0 ] && [ -f "$out/thresh=1000M/ext4-1dd-4k-2p-1024M-1000M:500M-3.2/stats" ] && cmp -s "$t32" "$out/thresh=1000M/ext4-1dd-4k-2p-1024M-1000M:500M-3.2/trace"'
+# lines with no era marker keep the neutral name
+printf '      flush-8:0-900   [000]   112.100000: writeback_written: bdi 8:0: sb_dev 0:0 nr_pages=0 sync_mode=0 kupdate=0 range_cyclic=1 background=1\n' >"$tmp/plain.trace"
+"$WBLAB" import - -o "$out" --case ext4-1dd-4k-2p-1024M-1000M:500M <"$tmp/plain.trace" >/dev/null 2>&1; rc=$?
+check "import of a trace without era marks from stdin: kernel 'imported'" '[ $rc -eq 0 ] && [ -f "$out/thresh=1000M/ext4-1dd-4k-2p-1024M-1000M:500M-imported/stats" ]'
 
 # .dat, when a sample is given
 if [ -n "${WBLAB_DAT_SAMPLE:-}" ] && [ -f "$WBLAB_DAT_SAMPLE" ]; then
