@@ -13,7 +13,14 @@ static int run_run(int argc, char **argv)
 		fprintf(stderr, "wblab %s\n", err);
 		return EXIT_USAGE;
 	}
-	return o.cleanup ? real_cleanup(&o) : real_run(&o, argc, argv);
+	if (o.cleanup)
+		return real_cleanup(&o);
+	/* the result's cmdline reads "wblab run ...", as sim's and import's do */
+	char *full[argc + 1];
+	full[0] = "wblab";
+	for (int i = 0; i < argc; i++)
+		full[i + 1] = argv[i];
+	return real_run(&o, argc + 1, full);
 }
 
 static const char usage[] =

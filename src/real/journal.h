@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define J_MAX_ARGS 4
+#define J_MAX_ARGS 5
 #define J_ARG_LEN 1024
 #define J_MAX_ENTRIES 4096
 

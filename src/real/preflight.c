@@ -57,11 +57,24 @@ static int knobs_writable(const struct wb_case *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* mkfs.xfs (xfsprogs 5.19 on) refuses a file system below 300 MiB; found
+ * only after the loop device is attached, so refused here first */
+static int image_fits_fs(const struct run_opts *o, const struct wb_case *c, char *err, size_t errlen)
+{
+	const uint64_t xfs_min = 300ULL << 20;
+	if (o->dev || strcmp(c->fs, "xfs") || o->image_size >= xfs_min)
+		return 0;
+	snprintf(err, errlen, "--image-size %llu MiB is too small for %s: mkfs.xfs needs at least "
+		 "300 MiB; nothing was changed", (unsigned long long)(o->image_size >> 20), c->name);
+	return -1;
+}
+
 int preflight_cases(struct run_opts *o, char *err, size_t errlen)
 {
 	for (int i = 0; i < o->ncases; i++) {
 		if (machine_match_case(&o->cases[i], err, errlen) ||
-		    knobs_writable(&o->cases[i], err, errlen))
+		    knobs_writable(&o->cases[i], err, errlen) ||
+		    image_fits_fs(o, &o->cases[i], err, errlen))
 			return -1;
 		warn_unreachable_threshold(o, &o->cases[i]);
 	}

@@ -480,10 +480,11 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 	return 0;
 }
 
-/* The run's safety frame: the machine lock and the journal in the root-only
- * state dir; what an earlier run left undone first; then --scratch and the
- * run's own dir in it.  0, or -1 with err (nothing of this run changed). */
-static int open_run(struct run_ctx *x, struct run_state *st, char *err, size_t errlen)
+/* The run's safety frame, first part: the machine lock and the journal in
+ * the root-only state dir, and what an earlier run left undone, before any
+ * check of this run can refuse it (a crashed run's image may be what fills
+ * --scratch).  0, or -1 with err (nothing of this run changed). */
+static int lock_and_recover(struct run_ctx *x, struct run_state *st, char *err, size_t errlen)
 {
 	if (state_lock(st, err, errlen))
 		return -1;
@@ -498,6 +499,13 @@ static int open_run(struct run_ctx *x, struct run_state *st, char *err, size_t e
 		state_unlock(st, 0);
 		return -1;
 	}
+	return 0;
+}
+
+/* Second part: --scratch and the run's own dir in it.  0, or -1 with err
+ * (what it journaled is undone by close_run). */
+static int open_run(struct run_ctx *x, char *err, size_t errlen)
+{
 	/* the undo context even when scratch_create failed half-way: what it
 	 * journaled (scratch, rundir, owner) must be undone by this run */
 	int rc = scratch_create(&x->j, &x->sc, err, errlen);
@@ -523,8 +531,39 @@ static int close_run(struct run_ctx *x, struct run_state *st)
  * of --scratch (this run's is new, but one an earlier run left behind holds
  * its test file system's mount point): a result written there would vanish
  * with the mount, or be removed with the dir. */
-static int check_out(const struct run_opts *o, const struct scratch *sc, char *out, size_t outlen,
-		     char *err, size_t errlen)
+/* Each case's GROUP is a path below -o that root creates and writes in: an
+ * existing part of it must be as trusted as -o (a group 'tmp/x' under -o /,
+ * or 'user/x' under -o /home, would let another user steer the writes), and
+ * the longest result path must fit the undo journal, which would otherwise
+ * refuse it only after the machine was changed. */
+static int check_groups(const struct run_opts *o, const char *out, const char *kernel, char *err,
+			size_t errlen)
+{
+	for (int i = 0; i < o->ncases; i++) {
+		const struct wb_case *c = &o->cases[i];
+		char dir[4096], canon[4096], what[160];
+		snprintf(what, sizeof(what), "case %.100s: group", c->name);
+		if (result_tmp_path(dir, sizeof(dir), out, c, kernel, o->repeat, 4194304) ||
+		    strlen(dir) >= J_ARG_LEN) {
+			snprintf(err, errlen, "-o '%.200s' with the group '%.100s': the result path is "
+				 "too long (at most %d bytes); nothing was changed", out, c->group,
+				 J_ARG_LEN - 1);
+			return -1;
+		}
+		if (path_join(dir, sizeof(dir), out, c->group) || links_trusted(dir, what, err, errlen))
+			return -1;
+		if (existing_ancestor(dir, canon, sizeof(canon))) {
+			snprintf(err, errlen, "%s '%s': %s", what, dir, strerror(errno));
+			return -1;
+		}
+		if (safe_dir_check(canon, 0, what, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_out(const struct run_opts *o, const struct scratch *sc, const char *kernel,
+		     char *out, size_t outlen, char *err, size_t errlen)
 {
 	char canon[4096];
 	if (links_trusted(o->out, "-o", err, errlen))
@@ -555,7 +594,17 @@ static int check_out(const struct run_opts *o, const struct scratch *sc, char *o
 			 o->out, sc->root);
 		return -1;
 	}
-	return 0;
+	return check_groups(o, out, kernel, err, errlen);
+}
+
+/* A run refused before it takes the lock undoes nothing: say so when an
+ * interrupted run's journal is waiting (only root can see it). */
+static void note_pending_journal(void)
+{
+	struct stat st;
+	if (lstat(WBLAB_STATE_DIR "/journal", &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		wb_error("note: an interrupted run's changes may still be in place (journal %s/journal); "
+			 "'wblab run --cleanup' undoes them", WBLAB_STATE_DIR);
 }
 
 int real_run(struct run_opts *o, int argc, char **argv)
@@ -571,24 +620,34 @@ int real_run(struct run_opts *o, int argc, char **argv)
 		 o->kernel_name ? o->kernel_name : (uname(&u) == 0 ? u.release : "unknown"));
 	if (preflight_cases(o, err, sizeof(err))) {
 		wb_error("%s", err);
+		note_pending_journal();
 		return EXIT_USAGE;
 	}
 	if (preflight_machine(o, err, sizeof(err))) {
+		wb_error("%s", err);
+		note_pending_journal();
+		return 1;
+	}
+	/* results and the run's files are root's alone to change, whatever
+	 * umask the caller had */
+	umask(022);
+	catch_signals();
+	if (lock_and_recover(&x, &st, err, sizeof(err))) {
 		wb_error("%s", err);
 		return 1;
 	}
 	/* the image is sparse but may fill to its size; 64 MiB for the fs around it */
 	uint64_t need = o->dev ? (64ULL << 20) : o->image_size + (64ULL << 20);
-	if (scratch_check(o->scratch, need, &x.sc, err, sizeof(err))) {
+	int refused = scratch_check(o->scratch, need, &x.sc, err, sizeof(err)) ? 1 : 0;
+	if (!refused && check_out(o, &x.sc, x.kernel, x.out, sizeof(x.out), err, sizeof(err)))
+		refused = EXIT_USAGE;
+	if (refused) {
 		wb_error("%s", err);
-		return 1;
+		journal_close(&x.j);
+		state_unlock(&st, 1);
+		return refused;
 	}
-	if (check_out(o, &x.sc, x.out, sizeof(x.out), err, sizeof(err))) {
-		wb_error("%s", err);
-		return EXIT_USAGE;
-	}
-	catch_signals();
-	if (open_run(&x, &st, err, sizeof(err))) {
+	if (open_run(&x, err, sizeof(err))) {
 		wb_error("%s", err);
 		if (st.dirfd >= 0 && close_run(&x, &st))
 			wb_error("some changes could not be undone; run 'wblab run --cleanup'");

@@ -40,12 +40,14 @@ int sysctl_set_knob(struct journal *j, const struct dirty_knob *k, int backgroun
 		snprintf(err, errlen, "cannot read %s: %s", ratio, strerror(errno));
 		return -1;
 	}
-	if (journal_add(j, "sysctl", ratio, old_r, bytes, old_b, NULL)) {
+	const char *name = k->is_bytes ? bytes : ratio;
+	char set[96];
+	snprintf(val, sizeof(val), "%" PRIu64, k->value);
+	snprintf(set, sizeof(set), "%s=%s", name, val);
+	if (journal_add(j, "sysctl", ratio, old_r, bytes, old_b, set, NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
-	snprintf(val, sizeof(val), "%" PRIu64, k->value);
-	const char *name = k->is_bytes ? bytes : ratio;
 	if (sysctl_put(name, val)) {
 		snprintf(err, errlen, "cannot set %s = %s: %s", name, val, strerror(errno));
 		return -1;
@@ -65,14 +67,44 @@ static int sysctl_ours(const char *name)
 	return 0;
 }
 
+static int digits_only(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* 1 when the sysctl no longer holds the value the run set (NAME=VALUE, the
+ * entry's fifth field): someone changed it since, and an undo would undo
+ * their change, not ours.  -1 for a bad field. */
+static int changed_since(const char *set)
+{
+	char name[64], cur[64];
+	const char *eq = strchr(set, '=');
+	if (!eq || (size_t)(eq - set) >= sizeof(name) || !digits_only(eq + 1))
+		return -1;
+	memcpy(name, set, (size_t)(eq - set));
+	name[eq - set] = 0;
+	if (!sysctl_ours(name))
+		return -1;
+	if (sysctl_get(name, cur, sizeof(cur)) || strcmp(cur, eq + 1) == 0)
+		return 0;
+	wb_error("warning: %s is %s, not the %s this run set: changed by someone else since, so "
+		 "left as it is", name, cur, eq + 1);
+	return 1;
+}
+
 int sysctl_undo(const struct jentry *e)
 {
-	if (e->nargs != 4)
+	/* four fields: a journal of an older wblab, without the value set */
+	if (e->nargs != 4 && e->nargs != 5)
 		return -1;
 	for (int i = 0; i < 4; i += 2)
-		if (!sysctl_ours(e->args[i]) || !e->args[i + 1][0] ||
-		    strspn(e->args[i + 1], "0123456789") != strlen(e->args[i + 1]))
+		if (!sysctl_ours(e->args[i]) || !digits_only(e->args[i + 1]))
 			return -1;
+	if (e->nargs == 5) {
+		int c = changed_since(e->args[4]);
+		if (c)
+			return c < 0 ? -1 : 0;
+	}
 	/* a nonzero old value is the one that was in force */
 	for (int i = 0; i < 4; i += 2) {
 		if (strcmp(e->args[i + 1], "0") == 0)

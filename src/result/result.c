@@ -11,17 +11,14 @@
 #include "../util/shellword.h"
 #include "../util/util.h"
 
-/* The first directory of path (below root) that does not exist yet, or "". */
-static void first_missing(const char *root, const char *path, char *out, size_t n)
+/* The first directory of path that does not exist yet, or "": root itself
+ * or one above it when root is missing too (-o a/b/c with only a there
+ * gives a/b), so that a failed or undone run removes all it made. */
+static void first_missing(const char *path, char *out, size_t n)
 {
 	struct stat st;
-	size_t rl = strlen(root);
 	out[0] = 0;
-	if (stat(root, &st) != 0) {
-		snprintf(out, n, "%s", root);
-		return;
-	}
-	for (const char *p = path + rl; *p;) {
+	for (const char *p = path; *p;) {
 		p += strspn(p, "/");
 		p += strcspn(p, "/");
 		snprintf(out, n, "%.*s", (int)(p - path), path);
@@ -146,7 +143,7 @@ int result_begin(struct result_dir *r, const char *root, const struct wb_case *c
 		snprintf(err, errlen, "result path under '%s' too long", root);
 		return -1;
 	}
-	first_missing(root, parent, r->created, sizeof(r->created));
+	first_missing(parent, r->created, sizeof(r->created));
 	/* twice: a parallel job that failed may rmdir our parent in between.
 	 * The PID keeps the name apart from another process's commit of the
 	 * same result (the undo journal of wblab run knows the form) */

@@ -87,6 +87,7 @@ for n in 1 2; do
 	for f in trace stats params env meta cmdline; do
 		check_cmd "${n}dd: has $f" [ -s "$d/$f" ]
 	done
+	check_cmd "${n}dd: cmdline reads 'wblab run ...'" grep -q '^wblab run ' "$d/cmdline"
 	check_cmd "${n}dd: trace has global_dirty_state" grep -q ' global_dirty_state: dirty=' "$d/trace"
 	check_cmd "${n}dd: trace has balance_dirty_pages" grep -q ' balance_dirty_pages: bdi 7:' "$d/trace"
 	check_cmd "${n}dd: trace has writeback_written" grep -q ' writeback_written: bdi 7:' "$d/trace"

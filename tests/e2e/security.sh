@@ -4,7 +4,9 @@
 # --scratch survive; odd --scratch spellings leave nothing behind; a second run
 # in another network namespace is refused; --dev through a symlink to a
 # mounted device is refused; a full scratch file system fails the run with no
-# result; a stuck undo step does not stick; -o inside --scratch is refused.
+# result; a stuck undo step does not stick; -o inside --scratch is refused;
+# a CASE group through untrusted dirs, an -o too long for the journal, a
+# umask of 000, Ctrl-C with a new multi-level -o, a crash then a refused run.
 # After each, the machine is as before (sysctls, mounts, loop devices, bdi
 # knobs, block throttling, tracefs).  Counts of what was tried are printed.
 set -u
@@ -130,6 +132,52 @@ rm -rf "$T/nobody-out" "$tmpout" "$T/root-out" "$T/nobody-out-link"
 hostile=$((hostile + 6))
 same_as_before "odd paths: machine as before"
 
+# --- 3b. a CASE's group is a path below -o too ---------------------------------------
+# its existing part must be as trusted as -o: a directory another user owns,
+# another user's symlink, sticky /tmp (-o / with the group tmp/...)
+mkdir -m 0755 "$T/gout" && mkdir "$T/gout/nobody" && chown 65534:65534 "$T/gout/nobody"
+"${RUN[@]}" --scratch "$T/s" -o "$T/gout" "nobody/$C" >"$T/o" 2>&1; rc=$?
+check_cmd "a group inside a directory another user owns is refused up front" \
+  eval '[ "$rc" = 2 ] && grep -q "group .*nobody.*owned by" "$T/o" && [ -z "$(ls -A "$T/gout/nobody")" ]'
+mkdir "$T/root-out2"
+lnk=/tmp/wblab-group-link.$$
+as_nobody ln -s "$T/root-out2" "$lnk"
+"${RUN[@]}" --scratch "$T/s" -o / "${lnk#/}/$C" >"$T/o" 2>&1; rc=$?
+check_cmd "a group through a symlink another user owns is refused up front" \
+  eval '[ "$rc" = 2 ] && grep -q "symlink owned by uid 65534" "$T/o" && [ -z "$(ls -A "$T/root-out2")" ]'
+"${RUN[@]}" --scratch "$T/s" -o / "tmp/wblab-group-new.$$/$C" >"$T/o" 2>&1; rc=$?
+check_cmd "a group to be created in sticky /tmp is refused up front" \
+  eval '[ "$rc" = 2 ] && grep -q "group .*/tmp.*writable by group or others" "$T/o" && [ ! -e "/tmp/wblab-group-new.$$" ]'
+rm -f "$lnk"; rm -rf "$T/gout" "$T/root-out2"
+# an -o whose result paths would not fit the undo journal: refused before any change
+l250=$(printf 'd%.0s' $(seq 250))
+"${RUN[@]}" --scratch "$T/s" -o "$T/$l250/$l250/$l250/$l250" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "an -o too long for the journal is refused up front, nothing made (rc $rc)" \
+  eval '[ "$rc" = 2 ] && grep -q "result path is too long" "$T/o" && [ ! -e "$T/$l250" ]'
+# the caller's umask does not make root's results writable by others
+( umask 000; "${RUN[@]}" --scratch "$T/s" -o "$T/r-umask" "$C" >"$T/o" 2>&1 ); rc=$?
+check_cmd "a run under umask 000 writes results no one else can change (rc $rc)" \
+  eval '[ "$rc" = 0 ] && [ -n "$(find "$T/r-umask" -name stats)" ] && [ -z "$(find "$T/r-umask" -perm /022)" ]'
+rm -rf "$T/r-umask"
+# Ctrl-C with -o three levels new: all three go, not only the last
+"$WBLAB" run -t 20 --image-size 512M --no-trace --scratch "$T/s" -o "$T/new1/new2/out" "$C" >"$T/o" 2>&1 &
+pid=$!
+for _ in $(seq 200); do grep -q "run 1: untraced" "$T/o" && break; sleep 0.1; done
+kill -INT "$pid"; wait "$pid"
+check_cmd "Ctrl-C: every directory of a new multi-level -o is removed" eval '[ ! -e "$T/new1" ]'
+# a crashed run, then a run refused for its -o: the crash is undone first
+"$WBLAB" run -t 20 --image-size 512M --no-trace --scratch "$T/s" -o "$T/r-crash" "$C" >"$T/o" 2>&1 &
+pid=$!
+for _ in $(seq 200); do grep -q "run 1: untraced" "$T/o" && break; sleep 0.1; done
+kill -9 "$pid"; wait "$pid" 2>/dev/null
+faults=$((faults + 2))
+"${RUN[@]}" --scratch "$T/s" -o "/tmp/wblab-untrusted-out.$$" "$C" >"$T/o" 2>&1; rc=$?
+check_cmd "a run refused after a crash undoes the crashed run first (rc $rc)" \
+  eval '[ "$rc" = 2 ] && grep -q "undoing what an interrupted run left" "$T/o" && [ ! -e "$T/r-crash" ]'
+rm -rf "$T/s"
+hostile=$((hostile + 5))
+same_as_before "groups, long -o, umask, Ctrl-C, crash then refusal: machine as before"
+
 # --- 4. a second run in another network namespace ---------------------------------
 "$WBLAB" run -t 20 --image-size 512M --no-trace --scratch "$SCRATCH" -o "$T/r5" "$C" >"$T/o1" 2>&1 &
 first=$!
@@ -249,7 +297,10 @@ done
 "${RUN[@]}" --scratch "$T/s9" -o "$T/r9" 'ext4-1dd-4k-*-*-4K:10' >"$T/o" 2>&1; rc=$?
 check_cmd "a dirty_bytes threshold below two pages is refused up front (rc $rc)" \
   eval '[ "$rc" = 2 ] && grep -q "floor for vm.dirty_bytes" "$T/o" && [ ! -e "$T/s9" ]'
-hostile=$((hostile + 3))
+"$WBLAB" run -t 1 --image-size 256M --no-trace --scratch "$T/s9" -o "$T/r9" 'xfs-1dd-4k-*-*-20M:10' >"$T/o" 2>&1; rc=$?
+check_cmd "an image too small for mkfs.xfs is refused up front (rc $rc)" \
+  eval '[ "$rc" = 2 ] && grep -q "mkfs.xfs needs at least 300 MiB" "$T/o" && [ ! -e "$T/s9" ]'
+hostile=$((hostile + 4))
 # a --scratch too long for the journal's fields is refused before it is made
 long=$T/long/$(printf 'd%.0s' $(seq 1 200))/$(printf 'e%.0s' $(seq 1 200))/$(printf 'f%.0s' $(seq 1 200))/$(printf 'g%.0s' $(seq 1 200))/$(printf 'h%.0s' $(seq 1 200))
 mkdir -p "${long%/*}"
