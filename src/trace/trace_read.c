@@ -9,6 +9,9 @@
 #include "../util/util.h"
 #include "trace_write.h"
 #include "dat_read.h"
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef WBLAB_HAVE_TRACECMD
@@ -612,13 +615,20 @@ static int text_line(struct trace_reader *r, const char **line, size_t *len, int
 #ifdef WBLAB_HAVE_TRACECMD
 /* trace-cmd .dat: each record is printed as the kernel's text line would be
  * and goes through the same parser.  One pending record per (buffer, cpu),
- * merged by timestamp, keeps memory independent of trace length. */
+ * merged by timestamp, keeps memory independent of trace length.
+ *
+ * libtracecmd runs in a child process that writes the lines into a pipe:
+ * the library trusts the file, and a damaged one can crash it (a bad
+ * option section makes tracecmd_open_fd's own error path free what it never
+ * set up, 1.3.x), so a crash must end the child, not wblab.  The child
+ * sends one byte once the file is open, then the lines; its exit status
+ * says why it stopped. */
+enum { DAT_OK = 0, DAT_UNREADABLE = 2, DAT_BAD_RECORD = 3, DAT_NOMEM = 4 };
+
 struct dat_cpu { struct tracecmd_input *h; int cpu; struct tep_record *rec; };
 
-struct dat_src {
+struct dat_in {
 	struct tracecmd_input *top;
-	struct tracecmd_input **inst;
-	int ninst;
 	struct dat_cpu *cpus;
 	int ncpus;
 	struct trace_seq info;
@@ -626,7 +636,9 @@ struct dat_src {
 	size_t cap;
 };
 
-static int dat_add(struct dat_src *d, struct tracecmd_input *h)
+struct dat_src { pid_t pid; int reaped; };
+
+static int dat_add(struct dat_in *d, struct tracecmd_input *h)
 {
 	int n = tep_get_cpus(tracecmd_get_tep(h));
 	if (n <= 0)
@@ -643,38 +655,7 @@ static int dat_add(struct dat_src *d, struct tracecmd_input *h)
 	return 0;
 }
 
-static int dat_open(struct trace_reader *r, char *err, size_t errlen)
-{
-	struct dat_src *d = calloc(1, sizeof(*d));
-	if (!d)
-		goto nomem;
-	r->dat = d;
-	trace_seq_init(&d->info);
-	tracecmd_set_loglevel(TEP_LOG_NONE);
-	d->top = tracecmd_open(r->path, 0);
-	if (!d->top) {
-		snprintf(err, errlen, "%s: not a readable trace-cmd .dat file", r->path);
-		return -1;
-	}
-	int n = tracecmd_buffer_instances(d->top);
-	d->inst = calloc((size_t)(n > 0 ? n : 1), sizeof(*d->inst));
-	if (!d->inst || dat_add(d, d->top))
-		goto nomem;
-	for (int i = 0; i < n; i++) {
-		d->inst[i] = tracecmd_buffer_instance_handle(d->top, i);
-		if (d->inst[i]) {
-			d->ninst++;
-			if (dat_add(d, d->inst[i]))
-				goto nomem;
-		}
-	}
-	return 0;
-nomem:
-	snprintf(err, errlen, "%s: out of memory", r->path);
-	return -1;
-}
-
-static int dat_format(struct dat_src *d, struct tracecmd_input *h, struct tep_record *rec)
+static int dat_format(struct dat_in *d, struct tracecmd_input *h, struct tep_record *rec)
 {
 	struct tep_handle *tep = tracecmd_get_tep(h);
 	struct tep_event *ev = tep_find_event_by_record(tep, rec);
@@ -686,7 +667,7 @@ static int dat_format(struct dat_src *d, struct tracecmd_input *h, struct tep_re
 		tep_print_event(tep, &d->info, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&d->info);
 	for (;;) {
-		int n = snprintf(d->line, d->cap, "%16s-%-5d [%03d] %5llu.%06llu: %s: %s",
+		int n = snprintf(d->line, d->cap, "%16s-%-5d [%03d] %5llu.%06llu: %s: %s\n",
 				 comm ? comm : "<...>", pid, rec->cpu, us / 1000000, us % 1000000,
 				 ev ? ev->name : "unknown", d->info.buffer ? d->info.buffer : "");
 		if (n < 0)
@@ -701,27 +682,131 @@ static int dat_format(struct dat_src *d, struct tracecmd_input *h, struct tep_re
 	}
 }
 
-/* Next record of all buffers and CPUs in timestamp order, as a text line. */
-static int dat_line(struct trace_reader *r, const char **line, size_t *len)
+/* The child: every record of all buffers and CPUs in timestamp order, as
+ * text lines into out.  Returns its exit status.  Nothing is freed: the
+ * process ends. */
+static int dat_child(const char *path, FILE *out)
+{
+	struct dat_in d = { 0 };
+	trace_seq_init(&d.info);
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	d.top = tracecmd_open(path, 0);
+	if (!d.top)
+		return DAT_UNREADABLE;
+	if (dat_add(&d, d.top))
+		return DAT_NOMEM;
+	int n = tracecmd_buffer_instances(d.top);
+	for (int i = 0; i < n; i++) {
+		struct tracecmd_input *h = tracecmd_buffer_instance_handle(d.top, i);
+		if (h && dat_add(&d, h))
+			return DAT_NOMEM;
+	}
+	if (fputc('+', out) == EOF || fflush(out))
+		return DAT_OK;   /* the reader is gone */
+	for (;;) {
+		struct dat_cpu *best = NULL;
+		for (int i = 0; i < d.ncpus; i++)
+			if (d.cpus[i].rec && (!best || d.cpus[i].rec->ts < best->rec->ts))
+				best = &d.cpus[i];
+		if (!best)
+			break;
+		int len = dat_format(&d, best->h, best->rec);
+		tracecmd_free_record(best->rec);
+		best->rec = tracecmd_read_data(best->h, best->cpu);
+		if (len < 0)
+			return DAT_NOMEM;
+		if (fwrite(d.line, 1, (size_t)len, out) != (size_t)len)
+			return DAT_OK;
+	}
+	fflush(out);
+	return DAT_OK;
+}
+
+/* Why the child stopped, as the reader's error; 0 when it finished. */
+static int dat_reap(struct trace_reader *r, char *err, size_t errlen)
 {
 	struct dat_src *d = r->dat;
-	struct dat_cpu *best = NULL;
-	for (int i = 0; i < d->ncpus; i++)
-		if (d->cpus[i].rec && (!best || d->cpus[i].rec->ts < best->rec->ts))
-			best = &d->cpus[i];
-	if (!best)
+	int st = 0;
+	if (d->reaped)
 		return 0;
-	int n = dat_format(d, best->h, best->rec);
-	tracecmd_free_record(best->rec);
-	best->rec = tracecmd_read_data(best->h, best->cpu);
-	if (n < 0)
+	d->reaped = 1;
+	if (waitpid(d->pid, &st, 0) != d->pid)
+		st = W_EXITCODE(DAT_BAD_RECORD, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == DAT_OK)
+		return 0;
+	if (WIFSIGNALED(st))
+		snprintf(err, errlen, "%s: a damaged trace-cmd .dat file: libtracecmd died reading it "
+			 "(signal %d)", r->path, WTERMSIG(st));
+	else if (WEXITSTATUS(st) == DAT_UNREADABLE)
+		snprintf(err, errlen, "%s: not a readable trace-cmd .dat file", r->path);
+	else if (WEXITSTATUS(st) == DAT_NOMEM)
+		snprintf(err, errlen, "%s: out of memory", r->path);
+	else
+		snprintf(err, errlen, "%s: cannot read trace-cmd record", r->path);
+	return -1;
+}
+
+static int dat_open(struct trace_reader *r, char *err, size_t errlen)
+{
+	int fds[2];
+	struct dat_src *d = calloc(1, sizeof(*d));
+	if (!d || pipe(fds)) {
+		free(d);
+		snprintf(err, errlen, "%s: %s", r->path, d ? strerror(errno) : "out of memory");
 		return -1;
-	echo(r, d->line, (size_t)n);
-	echo(r, "\n", 1);
-	r->lineno++;
-	*line = d->line;
-	*len = (size_t)n;
-	return 1;
+	}
+	fflush(NULL);   /* nothing buffered twice */
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		int null = open("/dev/null", O_WRONLY);   /* the library's own messages */
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		FILE *out = fdopen(fds[1], "w");
+		_exit(out ? dat_child(r->path, out) : DAT_NOMEM);
+	}
+	close(fds[1]);
+	FILE *in = pid > 0 ? fdopen(fds[0], "r") : NULL;
+	if (!in) {
+		snprintf(err, errlen, "%s: cannot start the .dat reader: %s", r->path, strerror(errno));
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		close(fds[0]);
+		free(d);
+		return -1;
+	}
+	d->pid = pid;
+	r->dat = d;
+	/* from here the reader reads the child's text instead of the file */
+	if (r->close_f)
+		fclose(r->f);
+	r->f = in;
+	r->close_f = 1;
+	r->beg = r->end = 0;
+	r->eof = 0;
+	if (fgetc(in) != '+') {
+		if (!dat_reap(r, err, errlen))
+			snprintf(err, errlen, "%s: cannot read trace-cmd record", r->path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Next line of the child's text; at its end, whether the child finished. */
+static int dat_line(struct trace_reader *r, const char **line, size_t *len, char *err,
+		    size_t errlen)
+{
+	int cut;
+	int got = text_line(r, line, len, &cut);
+	if (got && cut) {
+		snprintf(err, errlen, "%s:%lu: line too long", r->path, r->lineno);
+		return -1;
+	}
+	if (!got && dat_reap(r, err, errlen))
+		return -1;
+	return got;
 }
 
 static void dat_close(struct trace_reader *r)
@@ -729,17 +814,10 @@ static void dat_close(struct trace_reader *r)
 	struct dat_src *d = r->dat;
 	if (!d)
 		return;
-	for (int i = 0; i < d->ncpus; i++)
-		if (d->cpus[i].rec)
-			tracecmd_free_record(d->cpus[i].rec);
-	for (int i = 0; i < d->ninst; i++)
-		tracecmd_close(d->inst[i]);
-	if (d->top)
-		tracecmd_close(d->top);
-	trace_seq_destroy(&d->info);
-	free(d->cpus);
-	free(d->inst);
-	free(d->line);
+	if (!d->reaped) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
+	}
 	free(d);
 	r->dat = NULL;
 }
@@ -750,9 +828,10 @@ static int dat_open(struct trace_reader *r, char *err, size_t errlen)
 		 "(convert it with 'trace-cmd report' first)", r->path);
 	return -1;
 }
-static int dat_line(struct trace_reader *r, const char **line, size_t *len)
+static int dat_line(struct trace_reader *r, const char **line, size_t *len, char *err,
+		    size_t errlen)
 {
-	(void)r; (void)line; (void)len;
+	(void)r; (void)line; (void)len; (void)err; (void)errlen;
 	return 0;
 }
 static void dat_close(struct trace_reader *r)
@@ -899,15 +978,14 @@ static int __attribute__((noinline)) text_next(struct trace_reader *r, struct wb
 	size_t len;
 	int cut = 0;
 	for (;;) {
-		int got = r->dat ? dat_line(r, &line, &len) : text_line(r, &line, &len, &cut);
+		int got = r->dat ? dat_line(r, &line, &len, err, errlen)
+				 : text_line(r, &line, &len, &cut);
 		if (r->io_errno) {
 			snprintf(err, errlen, "%s:%lu: %s", r->path, r->lineno, strerror(r->io_errno));
 			return -1;
 		}
-		if (got < 0) {
-			snprintf(err, errlen, "%s: cannot read trace-cmd record", r->path);
+		if (got < 0)
 			return -1;
-		}
 		if (!got)
 			return 0;
 		int rc = trace_parse_line_why(line, len, e, &why);

@@ -132,6 +132,15 @@ done
 # freed the formats buffer twice
 "$W" trace tests/data/damaged-cmdlines.dat >/dev/null 2>"$T/e5"; rc=$?
 check "damaged cmdlines section: exit 1, one line naming it" '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e5")" -eq 1 ] && grep -q "cmdlines" "$T/e5"'
+# a wblab trace.dat with its era option and one record damaged (review
+# helper 54's byte flips): not wblab's any more, so libtracecmd reads it, and
+# crashed in tracecmd_open_fd's error path; it runs in a child process now
+for cmd in trace import; do
+  a=(); [ $cmd = import ] && a=(-o "$T/imp-crash" --case ext4-1dd-4k-8p-4096M-100M:10)
+  "$W" $cmd tests/data/libtracecmd-crash.dat "${a[@]}" >/dev/null 2>"$T/e6"; rc=$?
+  check "$cmd of a .dat that crashes libtracecmd: exit 1, one line" \
+    '[ $rc -eq 1 ] && [ "$(wc -l <"$T/e6")" -eq 1 ] && grep -q "damaged trace-cmd .dat file: libtracecmd died" "$T/e6" && [ ! -e "$T/imp-crash" ]'
+done
 "$W" trace "$T/nonexistent" >/dev/null 2>"$T/e3"; rc=$?
 check "missing file: exit 1" '[ $rc -eq 1 ]'
 "$W" sim --trace-format xml -o "$T/x" "$E" >/dev/null 2>"$T/e4"; rc=$?
