@@ -32,3 +32,29 @@ const struct dev_preset *dev_preset_find(const char *name)
 			return &presets[i];
 	return NULL;
 }
+
+int dev_kind_uses(enum dev_kind kind, const char *key)
+{
+	/* the request queue's (blk_core.c, blk_bdi.c, blk_ioend.c) and each
+	 * device model's own (dev_hdd.c, dev_ssd.c, dev_loop.c) */
+	static const char *const queue[] = { "dev.elevator", "dev.ioend", "dev.nr_requests",
+					     "dev.max_sectors_kb", "dev.throttle_mbps",
+					     "dev.throttle_slice_ms", NULL };
+	static const char *const hdd[] = { "dev.bw_mbps", "dev.capacity_gb", "dev.rpm",
+					   "dev.track_ms", "dev.full_stroke_ms", "dev.cache_mb",
+					   "dev.link_mbps", "dev.queue_depth", NULL };
+	static const char *const ssd[] = { "dev.bw_mbps", "dev.latency_us", "dev.parallel",
+					   "dev.queue_depth", NULL };
+	static const char *const loop[] = { "dev.bw_mbps", "dev.latency_us", "dev.queue_depth",
+					    "dev.stall_every_s", "dev.stall_ms", NULL };
+	if (kind == DEV_FIFO)
+		return 0;
+	for (const char *const *k = queue; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	const char *const *own = kind == DEV_HDD ? hdd : kind == DEV_SSD ? ssd : loop;
+	for (const char *const *k = own; *k; k++)
+		if (!strcmp(*k, key))
+			return 1;
+	return 0;
+}

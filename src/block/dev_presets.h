@@ -16,6 +16,9 @@ struct dev_preset {
 
 /* NULL if unknown */
 const struct dev_preset *dev_preset_find(const char *name);
+/* Whether a device of this kind reads the dev.* key (dev.model aside): the
+ * block layer's own keys hold for every kind but fifo, which has none. */
+int dev_kind_uses(enum dev_kind kind, const char *key);
 extern const char *const dev_model_names[];   /* NULL-terminated, for the params table */
 extern const char *const dev_elevator_names[];
 

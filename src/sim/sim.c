@@ -101,6 +101,18 @@ const char *sim_param_unused(const char *key, const struct wb_case *c, const str
 		return "a local device's key on an NFS case (its server's disk is set by nfs.server_*)";
 	if (!strncmp(key, "disk.", 5) && strcmp(p->dev.model, "fifo") != 0)
 		return "the disk.* keys describe dev.model=fifo";
+	const struct dev_preset *pr = dev_preset_find(p->dev.model);
+	if (!nfs && pr && !strncmp(key, "dev.", 4) && strcmp(key, "dev.model") &&
+	    !dev_kind_uses(pr->kind, key))
+		return pr->kind == DEV_FIFO ? "dev.model=fifo (the disk.* model, which any disk.* key "
+					      "selects) has no block layer: its keys are disk.*"
+		       : pr->kind == DEV_HDD ? "the hdd device model does not read it"
+		       : pr->kind == DEV_SSD ? "the ssd/nvme device model does not read it"
+					     : "the loop device model does not read it";
+	if (!strcmp(key, "dev.stall_ms") && p->dev.stall_every_s <= 0)
+		return "a detail of dev.stall_every_s, which is 0";
+	if (!strcmp(key, "dev.throttle_slice_ms") && p->dev.throttle_mbps <= 0)
+		return "a detail of dev.throttle_mbps, which is 0";
 	if (!nfs && !strncmp(key, "nfs.", 4))
 		return "an NFS key on a local file system's case";
 	if (!strcmp(key, "nfs.server_wcache_mb") && (strcmp(p->nfs.server_dev, "fifo") || writer_rand_file_pages(p)))

@@ -56,6 +56,16 @@ check "sim: disk.bw_mbps on an NFS case: one warning line, exit 0 (exit $rc)" \
 check "sim: disk.* beside dev.model=hdd-2011 is warned of" 'grep -q "disk.bw_mbps has no effect.*describe dev.model=fifo" "$T/we2"'
 "$W" sim -k 3.2-ioless -t 1 --no-trace -o "$T/w3" --set disk.bw_mbps=20 ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>"$T/we3"
 check "sim: disk.* alone on a local case: no warning" '[ ! -s "$T/we3" ]'
+# the fifo disk has no block layer: a dev.* key beside a disk.* key (which
+# selects it) did nothing, silently (review helper 54)
+"$W" sim -k current -t 1 --no-trace -o "$T/w4" --set dev.throttle_mbps=10 --set disk.bw_mbps=57 \
+  ext4-1dd-4k-8p-4096M-10M:10 >/dev/null 2>"$T/wf"
+check "sim: dev.throttle_mbps beside disk.* (the fifo disk) is warned of" \
+  'grep -q "dev.throttle_mbps has no effect.*fifo.*no block layer" "$T/wf" && [ "$(wc -l <"$T/wf")" -eq 1 ]'
+"$W" sim -k current -t 1 --no-trace -o "$T/w5" --set dev.model=ssd --set dev.rpm=5400 --set dev.parallel=8 \
+  ext4-1dd-4k-8p-4096M-10M:10 >/dev/null 2>"$T/ws"
+check "sim: dev.rpm on an ssd is warned of, dev.parallel is not" \
+  'grep -q "dev.rpm has no effect.*ssd/nvme device model does not read it" "$T/ws" && [ "$(wc -l <"$T/ws")" -eq 1 ]'
 "$W" seed --no-trace -t 1 -o "$T/afile-seed" --set bdi_strict_limit=1 >/dev/null 2>"$T/we4"
 check "seed: bdi_strict_limit warned of once, not per case" '[ "$(grep -c "bdi_strict_limit has no effect" "$T/we4")" -eq 1 ]'
 touch "$T/plainfile"
