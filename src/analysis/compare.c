@@ -1042,11 +1042,18 @@ void cmp_free(struct cmp_table *t)
 	free(t);
 }
 
-int cmp_change(double base, double v, double *pct)
+int cmp_change_exact(double base, double v, double *pct)
 {
 	if (base == 0 || v == 0)
 		return 0;
 	*pct = 100.0 * (v - base) / base;
+	return 1;
+}
+
+int cmp_change(double base, double v, double *pct)
+{
+	if (!cmp_change_exact(base, v, pct))
+		return 0;
 	/* below the printed 0.1 % it is no change, never "-0.0%" */
 	if (fabs(*pct) < 0.05)
 		*pct = 0;

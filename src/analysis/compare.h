@@ -103,8 +103,10 @@ int cmp_build(const struct cmp_options *o, const char *const *dirs, int ndirs,
 	      struct cmp_table **out, char *err, size_t errlen);
 
 /* Percent change of v against base; 0 (no percent) when either is 0.
- * |change| below 0.05 % is 0, so a table never shows "-0.0%". */
+ * cmp_change is the shown one (text, report): |change| below 0.05 % is 0,
+ * so a table never shows "-0.0%"; tsv and json give the exact one. */
 int cmp_change(double base, double v, double *pct);
+int cmp_change_exact(double base, double v, double *pct);
 
 /* 1 when TOTAL and GEOMEAN are n/a: every row has an n/a cell. */
 int cmp_summary_na(const struct cmp_table *t);

@@ -118,7 +118,7 @@ static void tsv_line(FILE *f, const char *key, const char *col, const struct cmp
 	if (c->runs > 1)
 		fprintf(f, "%.10g", c->stddev);
 	fprintf(f, "\t%d\t", c->runs);
-	if (!is_base && cmp_change(base, c->mean, &pct))
+	if (!is_base && cmp_change_exact(base, c->mean, &pct))
 		fprintf(f, "%.10g", pct);
 	if (!is_base && c->sig >= 0)
 		fprintf(f, "\t%.6g\t%d\n", c->p_value, c->sig);
@@ -139,7 +139,7 @@ static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, con
 			continue;
 		}
 		fprintf(f, "\t%.10g\t\t\t", v[c]);
-		if (c > 0 && cmp_change(v[0], v[c], &pct))
+		if (c > 0 && cmp_change_exact(v[0], v[c], &pct))
 			fprintf(f, "%.10g", pct);
 		fputs("\t\t\n", f);
 	}
@@ -211,7 +211,7 @@ static json_t *json_cell(const struct cmp_cell *c, double base, int is_base)
 	json_object_set_new(o, "stddev", c->runs > 1 ? jnum(c->stddev) : json_null());
 	json_object_set_new(o, "runs", json_integer(c->runs));
 	json_object_set_new(o, "change_pct",
-			    !is_base && cmp_change(base, c->mean, &pct) ? jnum(pct) : json_null());
+			    !is_base && cmp_change_exact(base, c->mean, &pct) ? jnum(pct) : json_null());
 	if (!is_base && c->sig >= 0) {
 		json_object_set_new(o, "p_value", jnum(c->p_value));
 		json_object_set_new(o, "significant", json_boolean(c->sig));
@@ -227,7 +227,7 @@ static json_t *json_summary(const struct cmp_table *t, const double *v)
 	json_t *o = json_object(), *vals = json_array(), *chg = json_array();
 	for (int c = 0; c < t->ncols; c++) {
 		json_array_append_new(vals, na ? jstr("n/a") : jnum(v[c]));
-		json_array_append_new(chg, !na && c > 0 && cmp_change(v[0], v[c], &pct) ? jnum(pct)
+		json_array_append_new(chg, !na && c > 0 && cmp_change_exact(v[0], v[c], &pct) ? jnum(pct)
 										 : json_null());
 	}
 	json_object_set_new(o, "values", vals);

@@ -122,6 +122,14 @@ check_cmd "tsv: p_value and significant fields" test "$(awk -F'\t' '$2=="B" && $
 check_cmd "json: significant true/false" bash -c "'$WBLAB' compare --format json '$SG' | grep -q '\"significant\": false' && '$WBLAB' compare --format json '$SG' | grep -q '\"significant\": true'"
 check_cmd "report colours only the significant change" bash -c "'$WBLAB' report --no-graphs -o '$T/sig.html' '$SG' >/dev/null 2>&1 && grep -q 'class=\"num good\">+19.5%\*' '$T/sig.html' && grep -q 'class=\"num \">+0.0%~' '$T/sig.html'"
 
+# a change below the text table's 0.1 %: shown +0.0%, exact in tsv and json
+SM=$T/small
+mkres "$SM" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 A 1 10000
+mkres "$SM" thresh=1G ext4-1dd-4k-8p-4096M-1024M:10 B 1 9996.4
+check_cmd "text: a -0.036 % change is shown +0.0%" bash -c "'$WBLAB' compare '$SM' | grep -q '^ *10000.00 *+0.0% *9996.40 *thresh=1G/ext4'"
+check_cmd "tsv: the same change is exact" bash -c "'$WBLAB' compare --format tsv '$SM' | awk -F'\t' '\$2==\"B\" {print \$6}' | grep -qx -- -0.036"
+check_cmd "json: the same change is exact" bash -c "'$WBLAB' compare --format json '$SM' | grep -q '\"change_pct\": -0.036'"
+
 # --- params key as the field ---
 P=$T/params
 mkres "$P/a" thresh=100M ext4-1dd-4k-8p-4096M-100M:10 sim 1 10
