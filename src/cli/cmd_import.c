@@ -226,7 +226,7 @@ static void note_minority(const struct era_votes *v, const char *path)
 
 static int kernel_name_ok(const char *k)
 {
-	return *k && strlen(k) < 64 && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
+	return control_byte_at(k) < 0 && *k && strlen(k) < 64 && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
 }
 
 /* Reads every event into the result's trace copy and the stats accumulator;
@@ -304,7 +304,9 @@ static int resolve_case(const struct import_opts *o, struct wb_case *c, char *ke
 	if (o->kernel)
 		snprintf(kernel, klen, "%s", o->kernel);
 	if (kernel[0] && !kernel_name_ok(kernel)) {
-		wb_error("import: bad kernel name '%s'", kernel);
+		int ctl = control_byte_at(kernel) >= 0;
+		wb_error("import: bad kernel name '%s': a '/' or a control character, '.', '..', or "
+			 "64 bytes or more", ctl ? "(control character)" : kernel);
 		return -1;
 	}
 	return 0;

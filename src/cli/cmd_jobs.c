@@ -16,12 +16,13 @@ static int runnable_everywhere(const struct sim_job *js, int n)
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < js[i].argc; k++) {
 			/* a newline (any control byte) would split the job over two lines */
-			for (const unsigned char *c = (const unsigned char *)js[i].argv[k]; *c; c++)
-				if (*c < 0x20 || *c == 0x7f) {
-					wb_error("jobs: an argument holds a control character (byte 0x%02x): "
-						 "a job list has one job per line", *c);
-					return 0;
-				}
+			int at_c = control_byte_at(js[i].argv[k]);
+			if (at_c >= 0) {
+				wb_error("jobs: an argument holds a control character (byte 0x%02x): "
+					 "a job list has one job per line",
+					 (unsigned char)js[i].argv[k][at_c]);
+				return 0;
+			}
 			size_t at = strcspn(js[i].argv[k], run_job_refuses);
 			if (js[i].argv[k][at]) {
 				wb_error("jobs: '%s': scripts/run-job.sh refuses a job line holding %c "

@@ -7,8 +7,10 @@
 static int opt_kernel_name(const struct po_option *opt, const char *arg, void *base, char *err, size_t n)
 {
 	(void)opt;
-	if (!*arg || strpbrk(arg, "/ \t\n")) {
-		snprintf(err, n, "'%s' has a '/' or blanks, or is empty", arg);
+	int ctl = control_byte_at(arg) >= 0;
+	if (ctl || !*arg || strpbrk(arg, "/ ") || !strcmp(arg, ".") || !strcmp(arg, "..")) {
+		snprintf(err, n, "'%s' has a '/', a blank or a control character, is empty, or is "
+			 "'.' or '..'", ctl ? "(control character)" : arg);
 		return -1;
 	}
 	((struct run_opts *)base)->kernel_name = arg;

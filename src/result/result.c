@@ -47,9 +47,11 @@ static void remove_created(const char *dir, const char *top)
 	}
 }
 
+/* also no control character: a newline would split meta's "kernel" line
+ * and every listing of the result's name */
 static int kernel_leaf_ok(const char *k)
 {
-	return *k && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
+	return control_byte_at(k) < 0 && *k && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
 }
 
 int result_name_format(char *buf, size_t n, const char *case_name, const char *kernel, int run)

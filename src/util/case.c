@@ -45,17 +45,6 @@ static int parse_suffixed(const char *tok, const char *suffix, uint64_t *v)
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
-/* The first control byte (below 0x20, or 0x7f) of s, or -1.  A newline in
- * a directory name splits meta, cmdline and job lines in two; none of them
- * has a use in a name. */
-static int control_byte_at(const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return (int)(p - (const unsigned char *)s);
-	return -1;
-}
-
 /* GROUP names directories under -o: relative, no empty, "." or ".." part
  * (it must stay inside -o), no hidden part (the result walkers skip those),
  * no control byte. */

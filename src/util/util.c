@@ -326,3 +326,11 @@ int fmt_g9(char *out, double v)
 	out[len] = 0;
 	return len;
 }
+
+int control_byte_at(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return (int)(p - (const unsigned char *)s);
+	return -1;
+}

@@ -18,6 +18,9 @@ void wb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* "100M", "4k", "1G", "512" (bytes). K/M/G are binary. Returns 0 or -1. */
 int parse_size(const char *s, uint64_t *bytes);
+/* The first control byte (below 0x20, or 0x7f) of s, or -1.  A newline in
+ * a name splits meta, cmdline and job lines in two; none has a use in one. */
+int control_byte_at(const char *s);
 /* Strict integer / double parse of the whole string; a double is decimal
  * ([+-]digits[.digits][e[+-]digits]: no hex, inf or nan). */
 int parse_u64(const char *s, uint64_t *v);

@@ -51,6 +51,10 @@ mkdir -p "$src" && cp "$t32" "$src/trace"
 check "case and kernel taken from GROUP/CASE-KERNEL/trace" '[ $rc -eq 0 ] && [ -d "$out/thresh=100M/ext4-2dd-4k-2p-1024M-100M:10-3.2.0-rc1+" ]'
 "$WBLAB" import "$src/trace" -o "$out" --kernel mine >/dev/null 2>&1
 check "--kernel overrides the path" '[ -d "$out/thresh=100M/ext4-2dd-4k-2p-1024M-100M:10-mine" ]'
+# a newline in the kernel name would split meta and the result's name
+"$WBLAB" import "$src/trace" -o "$tmp/ctl" --kernel $'x\ny' >/dev/null 2>"$tmp/stderr"; rc=$?
+check "--kernel with a control character: exit 2, one line, nothing made" \
+  '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q "control character" "$tmp/stderr" && [ ! -e "$tmp/ctl" ]'
 # a repeat's result (CASE-KERNEL.2): run 2 of KERNEL, not a kernel named KERNEL.2
 src2=$tmp/src/thresh=100M/ext4-2dd-4k-2p-1024M-100M:10-3.2.0-rc1+.2
 mkdir -p "$src2" && cp "$t32" "$src2/trace"
