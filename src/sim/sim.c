@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim.h"
+#include "../trace/trace_format.h"
 #include "../nfs/nfs_era.h"
 #include "fs_writeback.h"
 #include "page_writeback.h"
@@ -153,6 +154,9 @@ int sim_init(struct sim *s, const struct wb_case *c, const struct sim_params *p,
 	s->c = *c;
 	s->p = *p;
 	s->model = m;
+	for (int t = 1; t < EV_TYPE_COUNT; t++)
+		if (trace_fmt_get(m->era, (enum wb_event_type)t))
+			s->era_events |= 1u << t;
 	s->rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
 	if (!s->rng)
 		s->rng = 1;

@@ -249,6 +249,7 @@ struct sim {
 	struct plot_run *plot;         /* graph series computed while running, or NULL */
 	uint64_t events;               /* dispatched events, for the benchmark */
 	uint64_t trace_events;         /* emitted trace events, for the benchmark */
+	uint32_t era_events;           /* bit per event type the model's kernel prints */
 	uint64_t heap_len_sum;         /* events pending beside the one dispatched, summed over dispatches (bench) */
 	int irq_cpu, flusher_cpu;
 	char error[256];               /* set when an invariant breaks */

@@ -28,6 +28,11 @@ void ev_begin(struct sim *s, struct sthread *th, struct wb_event *e, enum wb_eve
 
 void ev_emit(struct sim *s, struct wb_event *e)
 {
+	/* an event the modelled kernel does not print (Wu's NFS events under
+	 * 6.x) is not in the trace, so the stats and graphs do not see it
+	 * either: they are what the trace says */
+	if (!(s->era_events >> e->type & 1))
+		return;
 	s->trace_events++;
 	if (s->dat)
 		dat_write_event(s->dat, e);
