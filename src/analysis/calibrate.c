@@ -689,22 +689,28 @@ static void key_text(const struct cal_key *k, const char *sep, char *a, size_t n
 		snprintf(a, n, "%s%s%.6g", k->key, sep, k->value);
 }
 
+int calibration_sets(const struct calibration *cal, char sets[][CAL_SET_LEN])
+{
+	struct cal_key k[CAL_MAX_SETS];
+	int n = cal_keys(cal, k);
+	for (int i = 0; i < n; i++)
+		key_text(&k[i], "=", sets[i], CAL_SET_LEN);
+	return n;
+}
+
 int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen)
 {
-	struct cal_key k[32];
-	int n = cal_keys(cal, k);
-	for (int i = 0; i < n; i++) {
-		char a[128];
-		key_text(&k[i], "=", a, sizeof(a));
-		if (params_set(p, a, err, errlen))
+	char sets[CAL_MAX_SETS][CAL_SET_LEN];
+	int n = calibration_sets(cal, sets);
+	for (int i = 0; i < n; i++)
+		if (params_set(p, sets[i], err, errlen))
 			return -1;
-	}
 	return 0;
 }
 
 void calibration_write(const struct calibration *cal, FILE *f, int as_set)
 {
-	struct cal_key k[32];
+	struct cal_key k[CAL_MAX_SETS];
 	int n = cal_keys(cal, k);
 	fprintf(f, "# wblab calibrate: %s/%s, %.0f s; device %.1f MiB/s, kernel estimate %.1f MiB/s,\n"
 		   "# writers %.1f MiB, paused %.2f s, %.0f ns per page outside pauses\n"

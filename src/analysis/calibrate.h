@@ -50,6 +50,10 @@ struct calibration {
 int calibrate_dir(const char *dir, double hz, struct calibration *cal, char *err, size_t errlen);
 /* Overrides the calibrated keys of p (starting from params_defaults). */
 int calibration_apply(const struct calibration *cal, struct sim_params *p, char *err, size_t errlen);
+/* The same as KEY=VALUE strings (what --set takes); returns how many. */
+#define CAL_MAX_SETS 32
+#define CAL_SET_LEN 128
+int calibration_sets(const struct calibration *cal, char sets[][CAL_SET_LEN]);
 /* "--set key=value" lines (as_set) or "key = value" lines, with # comments. */
 void calibration_write(const struct calibration *cal, FILE *f, int as_set);
 

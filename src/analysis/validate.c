@@ -143,8 +143,21 @@ int validate_dir(const char *dir, const struct validate_opts *o, struct validate
 	vr->run = run;
 	struct sim_job j = { .c = cal.c, .model = throttle_lookup("current"), .kernel_name = "current",
 			     .p = &p, .seed = o->seed, .run = run, .runtime = cal.runtime_s,
-			     .out = o->out, .no_trace = 0, .argc = o->argc, .argv = o->argv };
-	if (!j.model || simulate_one(&j)) {
+			     .out = o->out, .no_trace = 0 };
+	/* the result's cmdline is the `wblab sim` that remakes it, calibration
+	 * and all (rerun reads it), not the validate command */
+	char sets[CAL_MAX_SETS][CAL_SET_LEN];
+	const char *setp[CAL_MAX_SETS];
+	int nsets = calibration_sets(&cal, sets);
+	for (int i = 0; i < nsets; i++)
+		setp[i] = sets[i];
+	if (j.model && !(j.argv = sim_job_cmdline(&j, setp, nsets, &j.argc))) {
+		snprintf(err, errlen, "%s: out of memory", dir);
+		return -1;
+	}
+	int failed = !j.model || simulate_one(&j);
+	sim_jobs_free_cmdlines(&j, 1);
+	if (failed) {
 		snprintf(err, errlen, "%s: the simulation failed", dir);
 		return -1;
 	}

@@ -13,8 +13,6 @@ struct validate_opts {
 	const char *out;        /* results root for the simulated runs */
 	double hz;              /* the real kernel's HZ */
 	uint64_t seed;
-	int argc;
-	char **argv;            /* recorded in the simulated result's cmdline */
 	/* the real results validated before this one in the same call: the
 	 * Nth of one GROUP/CASE is simulated as CASE-current.N (run N), so
 	 * several real runs of a case keep their own simulations */

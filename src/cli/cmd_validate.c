@@ -113,7 +113,7 @@ static int run_validate(int argc, char **argv)
 		wb_error("out of memory");
 		return 1;
 	}
-	struct validate_opts o = { v.out, v.hz, v.seed, argc, argv, NULL, 0 };
+	struct validate_opts o = { v.out, v.hz, v.seed, NULL, 0 };
 	for (int i = 0; i < n; i++) {
 		char err[512];
 		o.prev = vr;

@@ -45,13 +45,6 @@ int sim_matrix_parse(struct sim_matrix *m, int argc, char **argv);
  * argv.  0, or -1 after printing why.  Free with sim_matrix_free. */
 int sim_matrix_jobs(struct sim_matrix *m, struct sim_job **js, int *n);
 void sim_matrix_free(struct sim_matrix *m, struct sim_job *js, int n);
-/* The canonical command that makes exactly job j's result (`wblab sim`
- * with its model, runtime, seed, run, the --set KEY=VAL strings given, trace
- * format, -o and GROUP/CASE), recorded as the result's `cmdline`; NULL when
- * out of memory.  Each string and the array are malloc'ed. */
-char **sim_job_cmdline(const struct sim_job *j, const char *const *sets, int nsets, int *argc);
-/* Frees the cmdlines sim_job_cmdline gave js[0..n). */
-void sim_jobs_free_cmdlines(struct sim_job *js, int n);
 /* Both of the above: 0, or -1 after printing why (nothing left to free). */
 int sim_matrix_load(struct sim_matrix *m, int argc, char **argv, struct sim_job **js, int *n);
 /* The options both commands take (their --help lines come from it). */

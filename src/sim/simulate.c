@@ -320,3 +320,77 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 		raise(sig);   /* the old action: by default, die of it */
 	return failed;
 }
+
+/* The shortest of %.15g..%.17g that reads back as x: -t 0.1 stays "0.1"
+ * (%.17g alone writes 0.10000000000000001), and 300 stays "300" (a
+ * precision below 15 would give 3e+02). */
+static void fmt_shortest(char *buf, size_t n, double x)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+char **sim_job_cmdline(const struct sim_job *j, const char *const *sets, int nsets, int *argc)
+{
+	char **v = calloc((size_t)(16 + 2 * nsets), sizeof(*v));
+	char num[64], cs[512];
+	int n = 0;
+	if (!v)
+		return NULL;
+	v[n++] = strdup("wblab");
+	v[n++] = strdup("sim");
+	if (j->model->plugin_path) {
+		/* --policy alone runs exactly the plug-in */
+		v[n++] = strdup("--policy");
+		v[n++] = strdup(j->model->plugin_path);
+	} else {
+		v[n++] = strdup("-k");
+		v[n++] = strdup(j->kernel_name);
+	}
+	fmt_shortest(num, sizeof(num), j->runtime);
+	v[n++] = strdup("-t");
+	v[n++] = strdup(num);
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)j->seed);
+	v[n++] = strdup("--seed");
+	v[n++] = strdup(num);
+	if (j->run > 1) {
+		snprintf(num, sizeof(num), "%d", j->run);
+		v[n++] = strdup("--run");
+		v[n++] = strdup(num);
+	}
+	for (int i = 0; i < nsets; i++) {
+		v[n++] = strdup("--set");
+		v[n++] = strdup(sets[i]);
+	}
+	if (j->no_trace)
+		v[n++] = strdup("--no-trace");
+	else if (j->text_trace)
+		v[n++] = strdup("--trace-format=text");
+	v[n++] = strdup("-o");
+	v[n++] = strdup(j->out);
+	snprintf(cs, sizeof(cs), "%s/%s", j->c.group, j->c.name);
+	v[n++] = strdup(cs);
+	for (int i = 0; i < n; i++)
+		if (!v[i]) {
+			for (int k = 0; k < n; k++)
+				free(v[k]);
+			free(v);
+			return NULL;
+		}
+	*argc = n;
+	return v;
+}
+
+void sim_jobs_free_cmdlines(struct sim_job *js, int n)
+{
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < js[i].argc; k++)
+			free(js[i].argv[k]);
+		free(js[i].argv);
+		js[i].argv = NULL;
+		js[i].argc = 0;
+	}
+}

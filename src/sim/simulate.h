@@ -24,6 +24,13 @@ struct sim_job {
 
 /* Returns 0, or 1 with a one-line message printed. */
 int simulate_one(const struct sim_job *j);
+/* The canonical command that makes exactly job j's result (`wblab sim`
+ * with its model, runtime, seed, run, the --set KEY=VAL strings given, trace
+ * format, -o and GROUP/CASE), recorded as the result's `cmdline`; NULL when
+ * out of memory.  Each string and the array are malloc'ed. */
+char **sim_job_cmdline(const struct sim_job *j, const char *const *sets, int nsets, int *argc);
+/* Frees the cmdlines sim_job_cmdline gave js[0..n). */
+void sim_jobs_free_cmdlines(struct sim_job *js, int n);
 /* Runs jobs on up to `jobs` processes; returns the number that failed.
  * With show_progress, a "N/M cases, ETA" line on stderr when it is a terminal. */
 int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress);

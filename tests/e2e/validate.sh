@@ -12,7 +12,7 @@ set -u
 WBLAB=${WBLAB:?set WBLAB to the wblab binary}
 T=$(mktemp -d /tmp/wblab-validate-e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-
+. "$(dirname "$0")/lib.sh"
 
 # usage errors need no root
 "$WBLAB" validate >"$T/o" 2>&1; rc=$?
@@ -27,7 +27,6 @@ if [ "$(id -u)" != 0 ]; then
 	exit 0
 fi
 
-. "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/real_env.sh"
 why=$(real_why_not)
 [ -z "$why" ] && [ ! -e /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ] && why="no blkio throttling"
@@ -80,6 +79,12 @@ check_cmd "validate exits 0 or 3" eval '[ "$rc" = 0 ] || [ "$rc" = 3 ]'
 check_cmd "validate prints 10 tsv lines" [ "$(wc -l <"$T/tsv")" = 10 ]
 check_cmd "tsv lines have 5 fields" awk -F'\t' 'NF != 5 { exit 1 }' "$T/tsv"
 check_cmd "the simulated result is kept under -o" test -s "$(find "$T/val" -name stats | head -1)"
+# its cmdline is the wblab sim that remakes it, calibration and all
+VS=$(dirname "$(find "$T/val" -name stats | head -1)")
+check_cmd "the simulated result's cmdline is a calibrated 'wblab sim'" \
+  eval 'grep -q "^wblab sim -k current -t .* --set dev.model=loop .*-o " "$VS/cmdline"'
+"$WBLAB" rerun "$VS" >"$T/rr" 2>&1; rc=$?
+check_cmd "rerun of the validate result reproduces it (rc $rc)" [ "$rc" = 0 ]
 # the cap is blk-throttle's rate in front of the device (or, without the
 # device's busy time, the device's own rate)
 check_cmd "calibrate takes the cap as the device rate" grep -qxE -- '--set dev\.(throttle|bw)_mbps=50' "$T/cal"
