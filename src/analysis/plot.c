@@ -1613,7 +1613,8 @@ int plot_result(const char *dir, const struct plot_opts *o, struct plot_summary 
 			return -1;
 	if (!o->no_gnuplot && plot_find_gnuplot(gnuplot, sizeof(gnuplot))) {
 		snprintf(err, errlen, "gnuplot not found in PATH (Debian package gnuplot-nox; "
-				      "see scripts/setup.sh), or use --no-gnuplot");
+				      "see scripts/setup.sh), or use %s",
+			 o->skip_option ? o->skip_option : "--no-gnuplot");
 		return -1;
 	}
 	if (set_outdir(dir, o, &m[1], s, err, errlen))

@@ -146,6 +146,7 @@ struct plot_opts {
 	int jobs;               /* gnuplot processes at once; <= 0: online CPUs */
 	int from_trace;         /* read the trace even when PLOT_SERIES_FILE is there */
 	int progress_fd;        /* > 0: a byte per graph written ('T') and drawn ('g') */
+	const char *skip_option; /* named when gnuplot is missing; NULL: --no-gnuplot */
 };
 
 struct plot_summary {

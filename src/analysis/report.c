@@ -284,7 +284,7 @@ static int ensure_plots(struct report *rp, char *err, size_t errlen)
 			who[n++] = i;
 	}
 	if (!rc && n) {
-		struct plot_opts po = { .max_points = rp->o->max_points };
+		struct plot_opts po = { .max_points = rp->o->max_points, .skip_option = "--no-graphs" };
 		int tty = !rp->o->quiet && isatty(STDERR_FILENO);
 		plot_many(jobs, n, &po, 0, tty ? plot_progress_line : NULL, (void *)"report: plotting");
 		for (int k = 0; k < n && !rc; k++) {

@@ -242,6 +242,13 @@ static int run_seed(int argc, char **argv)
 	uint64_t jobs = o.jobs, rng_seed = o.seed;
 	int no_trace = o.no_trace, no_plots = o.no_plots || o.no_trace, text_trace = o.text_trace;
 	int quiet = o.quiet;
+	char gp[4200];
+	/* graphs were asked for: without gnuplot say so once, before any work */
+	if (!no_plots && plot_find_gnuplot(gp, sizeof(gp))) {
+		wb_error("seed: gnuplot not found in PATH (Debian package gnuplot-nox; see "
+			 "scripts/setup.sh), or use --no-plots; nothing was run");
+		return 1;
+	}
 	struct sim_params *p = &o.p;
 	struct sim_job js[2 * NSEED];
 	unsigned char *warned = calloc(params_count(), 1);

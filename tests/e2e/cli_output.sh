@@ -66,6 +66,14 @@ check "sim: dev.throttle_mbps beside disk.* (the fifo disk) is warned of" \
   ext4-1dd-4k-8p-4096M-10M:10 >/dev/null 2>"$T/ws"
 check "sim: dev.rpm on an ssd is warned of, dev.parallel is not" \
   'grep -q "dev.rpm has no effect.*ssd/nvme device model does not read it" "$T/ws" && [ "$(wc -l <"$T/ws")" -eq 1 ]'
+# without gnuplot: one line naming each command's own option, before any work
+PATH=/nonexistent "$W" seed -q -t 1 -o "$T/nogp-seed" >/dev/null 2>"$T/ng1"; rc=$?
+check "seed without gnuplot: exit 1, one line naming --no-plots, nothing made" \
+  '[ $rc -eq 1 ] && [ "$(wc -l <"$T/ng1")" -eq 1 ] && grep -q "gnuplot not found.*--no-plots" "$T/ng1" && [ ! -e "$T/nogp-seed" ]'
+"$W" sim -q -k current -t 1 -o "$T/wt" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+PATH=/nonexistent "$W" report -q -o "$T/nogp.html" "$T/wt" >/dev/null 2>"$T/ng2"; rc=$?
+check "report without gnuplot: exit 1 naming --no-graphs" \
+  '[ $rc -eq 1 ] && grep -q "gnuplot not found.*--no-graphs" "$T/ng2" && ! grep -q -- "--no-gnuplot" "$T/ng2"'
 "$W" seed --no-trace -t 1 -o "$T/afile-seed" --set bdi_strict_limit=1 >/dev/null 2>"$T/we4"
 check "seed: bdi_strict_limit warned of once, not per case" '[ "$(grep -c "bdi_strict_limit has no effect" "$T/we4")" -eq 1 ]'
 touch "$T/plainfile"
