@@ -27,6 +27,6 @@ struct wb_command {
 void wb_command_usage(const struct wb_command *c, FILE *f);
 
 /* True if argv holds -h or --help (before a "--"). */
-int wants_help(int argc, char **argv);
+int wants_help(int argc, char **argv, const struct po_option *opts);
 
 #endif

@@ -18,12 +18,26 @@ static const struct wb_command *const commands[] = {
 #undef X
 };
 
-int wants_help(int argc, char **argv)
+/* --help, or an abbreviation of it that no option of the command shares
+ * (as the option parser takes any unique prefix of a long name) */
+static int is_help(const char *a, const struct po_option *opts)
+{
+	if (strcmp(a, "-h") == 0)
+		return 1;
+	if (strncmp(a, "--", 2) || !a[2] || strncmp(a + 2, "help", strlen(a + 2)))
+		return 0;
+	for (const struct po_option *o = opts; o && o->type != PO_END; o++)
+		if (o->long_name && !strncmp(o->long_name, a + 2, strlen(a + 2)))
+			return 0;
+	return 1;
+}
+
+int wants_help(int argc, char **argv, const struct po_option *opts)
 {
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			return 0;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+		if (is_help(argv[i], opts))
 			return 1;
 	}
 	return 0;
@@ -122,7 +136,7 @@ static int run(int argc, char **argv)
 		wb_error("unknown command '%s' (see 'wblab help')", c);
 		return EXIT_USAGE;
 	}
-	if (wants_help(argc - 1, argv + 1)) {
+	if (wants_help(argc - 1, argv + 1, cmd->options)) {
 		wb_command_usage(cmd, stdout);
 		return 0;
 	}

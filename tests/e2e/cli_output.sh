@@ -66,6 +66,11 @@ check "sim: dev.throttle_mbps beside disk.* (the fifo disk) is warned of" \
   ext4-1dd-4k-8p-4096M-10M:10 >/dev/null 2>"$T/ws"
 check "sim: dev.rpm on an ssd is warned of, dev.parallel is not" \
   'grep -q "dev.rpm has no effect.*ssd/nvme device model does not read it" "$T/ws" && [ "$(wc -l <"$T/ws")" -eq 1 ]'
+# --help takes a unique abbreviation like every long option
+"$W" sim --he >"$T/hh" 2>&1; rc=$?
+check "sim --he prints the usage, exit 0" '[ $rc -eq 0 ] && head -1 "$T/hh" | grep -q "^usage: wblab sim"'
+"$W" compare --hel >"$T/hh" 2>&1; rc=$?
+check "compare --hel prints the usage, exit 0" '[ $rc -eq 0 ] && head -1 "$T/hh" | grep -q "^usage: wblab compare"'
 # without gnuplot: one line naming each command's own option, before any work
 PATH=/nonexistent "$W" seed -q -t 1 -o "$T/nogp-seed" >/dev/null 2>"$T/ng1"; rc=$?
 check "seed without gnuplot: exit 1, one line naming --no-plots, nothing made" \
