@@ -391,6 +391,13 @@ int kvf_number(const struct kvfile *f, const struct kv *e, double *v, char *err,
 		snprintf(err, errlen, "%s:%d: '%.40s' is not a number", f->path, e->line, e->val);
 		return -1;
 	}
+	/* no metric or parameter comes near it (events, pages, KB/s, ns); past
+	 * it a change overflows to inf and a cell prints hundreds of digits */
+	if (fabs(*v) > KV_MAX_NUMBER) {
+		snprintf(err, errlen, "%s:%d: %.60s %.40s is out of range (|value| <= 1e15)", f->path,
+			 e->line, e->key, e->val);
+		return -1;
+	}
 	return 0;
 }
 
@@ -460,6 +467,14 @@ static int kv_parse(struct kvfile *f, FILE *fp, const char *name, int repeats, c
 		if (total > KV_MAX_BYTES) {
 			snprintf(err, errlen, "%s: larger than %ld MiB, not a key/value file", name,
 				 KV_MAX_BYTES >> 20);
+			rc = -1;
+			break;
+		}
+		/* wblab ends every line; a last one without its newline is a
+		 * file cut short, whose last value may be cut too ("5" of "56.9") */
+		if (len > 0 && line[len - 1] != '\n') {
+			snprintf(err, errlen, "%s:%d: the last line has no newline (a file cut short?)",
+				 name, lineno);
 			rc = -1;
 			break;
 		}

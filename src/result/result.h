@@ -74,9 +74,12 @@ void result_abort(struct result_dir *r);
 /* Key/value files (stats, meta, params, env, plots/index): "key value" or
  * "key = value" lines; blank and '#' lines are skipped, surrounding blanks
  * trimmed.  A file must be a regular file, not a symlink, and at most
- * KV_MAX_BYTES; a key without any value and a value that reads as NaN or
- * infinity are errors.  Every error is one line naming FILE[:LINE]. */
+ * KV_MAX_BYTES; a key without any value, a value that reads as NaN or
+ * infinity and a last line without its newline (a cut file) are errors.
+ * Every error is one line naming FILE[:LINE].  kvf_number takes a decimal
+ * number of magnitude at most KV_MAX_NUMBER. */
 #define KV_MAX_BYTES (16L << 20)
+#define KV_MAX_NUMBER 1e15
 
 struct kv {
 	char *key, *val;

@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -46,6 +47,9 @@ int parse_double(const char *s, double *v)
 		return -1;
 	errno = 0;
 	double x = strtod(s, &end);
+	/* ERANGE also flags an underflow (1e-320): a value all the same */
+	if (errno == ERANGE && fabs(x) <= DBL_MIN)
+		errno = 0;
 	if (errno || *end || x != x)
 		return -1;
 	*v = x;

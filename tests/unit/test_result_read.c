@@ -92,6 +92,26 @@ static void test_non_finite_rejected(void **state)
 	kvf_free(&f);
 }
 
+/* a cut file (last line without newline), a number past KV_MAX_NUMBER, and
+ * an underflowing one, which is a number */
+static void test_cut_and_range(void **state)
+{
+	(void)state;
+	expect_load_error(put("cut", "a 1\nwrite_bw 5"), ":2: the last line has no newline");
+	struct kvfile f;
+	char err[600];
+	double v;
+	assert_int_equal(kvf_load(&f, put("num", "write_bw 1e308\ntiny 1e-320\nok -1e15\n"), err,
+				  sizeof(err)), 0);
+	assert_int_equal(kvf_number(&f, &f.v[0], &v, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, ":1: write_bw 1e308 is out of range"));
+	assert_int_equal(kvf_number(&f, &f.v[1], &v, err, sizeof(err)), 0);
+	assert_true(v > 0 && v < 1e-300);
+	assert_int_equal(kvf_number(&f, &f.v[2], &v, err, sizeof(err)), 0);
+	assert_true(v == -1e15);
+	kvf_free(&f);
+}
+
 static int count_cb(void *arg, const char *key, const char *val)
 {
 	(void)key;
@@ -145,6 +165,11 @@ static void test_only_regular_bounded_files(void **state)
 	struct kvfile f;
 	char err[600];
 	assert_int_equal(truncate(big, KV_MAX_BYTES), 0);
+	FILE *nl = fopen(big, "r+");   /* the one line ends with its newline */
+	assert_non_null(nl);
+	assert_int_equal(fseek(nl, KV_MAX_BYTES - 1, SEEK_SET), 0);
+	fputc('\n', nl);
+	fclose(nl);
 	assert_int_equal(kvf_load(&f, big, err, sizeof(err)), 0);    /* at the limit: read */
 	assert_int_equal(f.n, 0);
 	kvf_free(&f);
@@ -229,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syntax_and_lines),
 		cmocka_unit_test(test_non_finite_rejected),
+		cmocka_unit_test(test_cut_and_range),
 		cmocka_unit_test(test_repeated_keys),
 		cmocka_unit_test(test_only_regular_bounded_files),
 		cmocka_unit_test(test_walker),
