@@ -886,7 +886,11 @@ static int finish(struct builder *b, struct cmp_table **out, int nfound)
 	if (b->nmeasured == 0 && b->nno_metric) {
 		char list[1400];
 		list_names(&b->names, list, sizeof(list));
-		snprintf(b->err, b->errlen, "unknown metric '%s'; available: %s", b->metric, list);
+		if (metric_find(b->metric))   /* known, but none of these results measured it */
+			snprintf(b->err, b->errlen, "no result here has %s (not measured: see docs/stats.md); "
+				 "they have: %s", b->metric, list);
+		else
+			snprintf(b->err, b->errlen, "unknown metric '%s'; available: %s", b->metric, list);
 		return CMP_EUSAGE;
 	}
 	if (b->ns == 0) {

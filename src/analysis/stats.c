@@ -11,7 +11,7 @@
  * (src/result/metrics.h says what the fields mean). */
 /* global_dirty_state */
 WBLAB_METRIC(WRITE_BW, "write_bw", "MB/s", METRIC_HIGHER, ERAS_ALL, "trace",
-	     "write bandwidth (flusher's written counter)")
+	     "write bandwidth (flusher's written counter); absent when its samples span no time")
 WBLAB_METRIC(DURATION_S, "duration_s", "s", METRIC_NONE, ERAS_ALL, "trace",
 	     "span of the global_dirty_state samples")
 WBLAB_METRIC(GDS_SAMPLES, "gds_samples", "", METRIC_NONE, ERAS_ALL, "trace",
@@ -522,16 +522,18 @@ static int64_t pause_pct(const struct stats_acc *s, double pct)
 }
 
 /* write_bw as writeback-tests' compare computed it: flusher samples, end point
- * n = min(N/10, 100) samples before the last, MB = 256 pages. */
+ * n = min(N/10, 100) samples before the last, MB = 256 pages.  NAN when the
+ * samples span no time (fewer than two, or a run too short): not measured,
+ * which is not a measured 0. */
 static double write_bw(const struct stats_acc *s)
 {
 	uint64_t N = s->nflush;
 	if (N < 2)
-		return 0;
+		return NAN;
 	uint64_t n = N / 10 < 100 ? N / 10 : 100;
 	const struct sample *b = &s->ring[(N - 1 - n) % RING];
 	if (b->ts_us <= s->flush0.ts_us)
-		return 0;
+		return NAN;
 	return (double)(b->written - s->flush0.written) * PAGE_MB /
 	       ((double)(b->ts_us - s->flush0.ts_us) / 1e6);
 }
@@ -633,7 +635,9 @@ int stats_write(struct stats_acc *s, FILE *f)
 	}
 	double dur = (double)(s->last_ts - s->first_ts) / 1e6;
 	double span_us = (double)(s->last_ts - s->first_ts);
-	stats_put(f, METRIC_KEY(WRITE_BW), write_bw(s));
+	double bw = write_bw(s);
+	if (!isnan(bw))
+		stats_put(f, METRIC_KEY(WRITE_BW), bw);
 	stats_put(f, METRIC_KEY(DURATION_S), dur);
 	stats_put(f, METRIC_KEY(GDS_SAMPLES), (double)s->ngds);
 	stats_put(f, METRIC_KEY(FLUSHER_SAMPLES), (double)s->nflush);
