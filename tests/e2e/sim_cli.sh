@@ -166,3 +166,7 @@ kup() { awk -v a="$1" -v b="$2" '/writeback_start:/ { k = ($0 ~ /kupdate=1/) }
 	/writeback_single_inode:/ && k && $3 + 0 >= a && $3 + 0 < b && $0 !~ / wrote=0$/ { n++ } END { print n + 0 }' "$KT"; }
 k1=$(kup 0 10); k4=$(kup 30 40)
 check "kupdate writes no inode in the run's first 10 s ($k1), but does once it expired ($k4 in 30-40 s)" '[ -n "$KT" ] && [ "$k1" -eq 0 ] && [ "$k4" -gt 0 ]'
+# a run too short for two flusher samples has no write_bw (not a measured 0)
+"$W" sim -q -t 0.001 -k 3.2-ioless -o "$T/short" ext4-1dd-4k-8p-4096M-10M:10 >/dev/null 2>&1; rc=$?
+SS=$(find "$T/short" -name stats)
+check "a 1 ms run: stats without write_bw, flusher_samples 1" '[ $rc -eq 0 ] && [ -n "$SS" ] && ! grep -q "^write_bw " "$SS" && grep -qx "flusher_samples 1" "$SS"'
