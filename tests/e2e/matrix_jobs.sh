@@ -157,6 +157,16 @@ bash "$RUNJOB" ${args/jobs.txt/cj.txt} >/dev/null 2>o; rc=$?
 check "... and with Process 0 run line 1" '[ $rc = 0 ] && [ -d "condor/thresh=1M/ext4-1dd-4k-8p-4096M-1M:10-current" ] && [ ! -e "condor/thresh=1M/ext4-2dd-4k-8p-4096M-1M:10-current" ]'
 bash "$RUNJOB" 0 cj.txt >/dev/null 2>o; rc=$?
 check "run-job.sh N 0 without --zero says to pass it" '[ $rc = 2 ] && grep -q -- "--zero" o'
+# slurm-array.sh as sbatch runs it: a copy in a spool dir, started in the
+# submit directory (here not the checkout): it finds run-job.sh beside the
+# wblab in PATH, and the relative -o lands in the submit directory
+mkdir -p spool sub
+cp "$(dirname "$RUNJOB")/slurm-array.sh" spool/slurm_script
+(cd sub && env -u WBLAB_HOME SLURM_ARRAY_TASK_ID=2 SLURM_SUBMIT_DIR="$T/sub" bash ../spool/slurm_script ../jobs.txt) >o 2>&1; rc=$?
+check "slurm-array.sh from a spool copy runs its line in the submit directory (rc $rc)" \
+  '[ $rc = 0 ] && [ -s "sub/results/thresh=1M/ext4-1dd-4k-8p-4096M-1M:10-current/stats" ]'
+(cd sub && env -u WBLAB_HOME PATH=/usr/bin:/bin SLURM_ARRAY_TASK_ID=2 SLURM_SUBMIT_DIR="$T/sub" bash ../spool/slurm_script ../jobs.txt) >o 2>&1; rc=$?
+check "slurm-array.sh that cannot find run-job.sh says to set WBLAB_HOME (rc $rc)" '[ $rc = 2 ] && grep -q WBLAB_HOME o'
 # a name run-job.sh would refuse is refused by jobs itself, before any line
 for g in "it's" 'a$b' 'a;b' 'a(b'; do
   wblab jobs -t 5 -k current -o jr "$g/ext4-1dd-4k-8p-4096M-1M:10" >jr.txt 2>o; rc=$?
