@@ -553,7 +553,7 @@ static int check_groups(const struct run_opts *o, const char *out, const char *k
 		if (path_join(dir, sizeof(dir), out, c->group) || links_trusted(dir, what, err, errlen))
 			return -1;
 		if (existing_ancestor(dir, canon, sizeof(canon))) {
-			snprintf(err, errlen, "%s '%s': %s", what, dir, strerror(errno));
+			snprintf(err, errlen, "%s '%.300s': %s", what, dir, strerror(errno));
 			return -1;
 		}
 		if (safe_dir_check(canon, 0, what, err, errlen))
