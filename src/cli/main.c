@@ -136,6 +136,7 @@ static int run(int argc, char **argv)
 		wb_error("unknown command '%s' (see 'wblab help')", c);
 		return EXIT_USAGE;
 	}
+	wb_set_command(cmd->name);
 	if (wants_help(argc - 1, argv + 1, cmd->options)) {
 		wb_command_usage(cmd, stdout);
 		return 0;

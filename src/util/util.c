@@ -14,14 +14,29 @@
 #include <unistd.h>
 #include "util.h"
 
+static const char *wb_command;   /* the running subcommand, for the prefix */
+
+void wb_set_command(const char *name)
+{
+	wb_command = name;
+}
+
+/* "wblab CMD: message", as the option parser's errors read: a message that
+ * names its command first ("import: ...") gets "wblab " only */
 void wb_error(const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("wblab: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	size_t n = wb_command ? strlen(wb_command) : 0;
+	if (!n)
+		fprintf(stderr, "wblab: %s\n", msg);
+	else if (!strncmp(msg, wb_command, n) && msg[n] == ':')
+		fprintf(stderr, "wblab %s\n", msg);
+	else
+		fprintf(stderr, "wblab %s: %s\n", wb_command, msg);
 }
 
 int parse_u64(const char *s, uint64_t *v)

@@ -15,6 +15,8 @@
 
 /* Prints "wblab: <msg>\n" to stderr. */
 void wb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Names the subcommand wb_error's lines start with ("wblab CMD: "). */
+void wb_set_command(const char *name);
 
 /* "100M", "4k", "1G", "512" (bytes). K/M/G are binary. Returns 0 or -1. */
 int parse_size(const char *s, uint64_t *bytes);

@@ -252,7 +252,7 @@ check "plot -o: '.' is named by the directory it is, inside OUTDIR" \
 # report -c FIELD: an unknown field is compare's usage error.
 "$W" compare -c kernal "$T/sw" >/dev/null 2>"$T/ec"; rcc=$?
 "$W" report -c kernal --no-graphs -o "$T/k.html" "$T/sw" >/dev/null 2>"$T/ek"; rc=$?
-check "report -c UNKNOWN: exit 2, compare's one-line error, no page" '[ $rc -eq 2 ] && [ $rcc -eq 2 ] && [ "$(wc -l <"$T/ek")" -eq 1 ] && [ "$(sed "s/^wblab: report: //" "$T/ek")" = "$(sed "s/^wblab: compare: //" "$T/ec")" ] && [ ! -e "$T/k.html" ]'
+check "report -c UNKNOWN: exit 2, compare's one-line error, no page" '[ $rc -eq 2 ] && [ $rcc -eq 2 ] && [ "$(wc -l <"$T/ek")" -eq 1 ] && [ "$(sed "s/^wblab report: //" "$T/ek")" = "$(sed "s/^wblab compare: //" "$T/ec")" ] && [ ! -e "$T/k.html" ]'
 # report: overlapping DIRs and one DIR twice, like compare; each result once.
 "$W" report --no-graphs -o "$T/ovl.html" "$T/sw" "$T/sw/thresh=10M" "$T/sw" >"$T/oovl" 2>"$T/eovl"; rc=$?
 check "report: overlapping DIRs and a DIR twice show each result once" '[ $rc -eq 0 ] && grep -q "4 results" "$T/oovl" && [ "$(grep -c "<li><a href=\"#r" "$T/ovl.html")" -eq 4 ]'

@@ -117,11 +117,11 @@ check_cmd "a --scratch with a blank in it is refused clearly" eval '[ "$rc" = 1 
 mkdir "$T/nobody-out" && chown 65534:65534 "$T/nobody-out"
 "${RUN[@]}" --scratch "$T/s" -o "$T/nobody-out/res" "$C" >"$T/o" 2>&1; rc=$?
 check_cmd "-o inside a directory another user owns is refused up front" \
-  eval '[ "$rc" = 2 ] && grep -q "^wblab: -o .*nobody-out.*owned by" "$T/o" && [ ! -e "$T/nobody-out/res" ]'
+  eval '[ "$rc" = 2 ] && grep -q "^wblab run: -o .*nobody-out.*owned by" "$T/o" && [ ! -e "$T/nobody-out/res" ]'
 tmpout=/tmp/wblab-untrusted-out.$$
 "${RUN[@]}" --scratch "$T/s" -o "$tmpout" "$C" >"$T/o" 2>&1; rc=$?
 check_cmd "-o to be created in sticky /tmp is refused up front" \
-  eval '[ "$rc" = 2 ] && grep -q "^wblab: -o .*/tmp" "$T/o" && [ ! -e "$tmpout" ]'
+  eval '[ "$rc" = 2 ] && grep -q "^wblab run: -o .*/tmp" "$T/o" && [ ! -e "$tmpout" ]'
 # a symlink another user made, to a root-owned place: the link chose it
 mkdir "$T/root-out"
 chmod 1777 "$T"; as_nobody ln -s "$T/root-out" "$T/nobody-out-link"; chmod 0700 "$T"
