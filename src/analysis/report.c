@@ -770,7 +770,7 @@ static void graphs_of(FILE *f, struct report *rp, const struct plot_summary *s, 
 			fputs(" holds ", f);
 			ESC(f, why);      /* it may quote the offending markup */
 			fputs(", which a report does not carry</p>", f);
-			fprintf(stderr, "wblab: report: warning: %s holds %s; not inlined\n", path, why);
+			wb_error("report: warning: %s holds %s; not inlined", path, why);
 		}
 		fputs("</figure>\n", f);
 	}

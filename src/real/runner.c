@@ -420,8 +420,7 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 	memset(&out, 0, sizeof(out));
 	memset(&untraced, 0, sizeof(untraced));
 	if (x->o->overhead) {
-		fprintf(stderr, "wblab: %s/%s run %d: untraced pass (%gs)\n", c->group, c->name, run,
-			x->o->runtime);
+		wb_error("%s/%s run %d: untraced pass (%gs)", c->group, c->name, run, x->o->runtime);
 		if (run_one(x, c, NULL, NULL, run, &untraced, err, errlen))
 			return -1;
 		if (interrupted)
@@ -437,8 +436,8 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 		result_abort(&r);
 		return -1;
 	}
-	fprintf(stderr, "wblab: %s/%s run %d: %s (%gs)\n", c->group, c->name, run,
-		traced ? "traced" : "untraced", x->o->runtime);
+	wb_error("%s/%s run %d: %s (%gs)", c->group, c->name, run, traced ? "traced" : "untraced",
+		 x->o->runtime);
 	const char *trace_path = traced ? result_file(&r, "trace", tpath, sizeof(tpath)) : NULL;
 	double bw = 0;
 	int failed = run_one(x, c, trace_path, &r, run, &out, err, errlen);

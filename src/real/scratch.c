@@ -240,10 +240,10 @@ static void remove_stale_rundirs(const char *root)
 		if (!stale_rundir(dfd, de->d_name, mine, prefix))
 			continue;
 		if (!local) {
-			fprintf(stderr, "wblab: note: %s/%s looks left by a run of an earlier boot; "
-				"not removed, as --scratch is not on a local file system wblab knows "
-				"(ext4, xfs, btrfs, f2fs, zfs, bcachefs, tmpfs) and it could be a live "
-				"run of another machine\n", root, de->d_name);
+			wb_error("note: %s/%s looks left by a run of an earlier boot; "
+				 "not removed, as --scratch is not on a local file system wblab knows "
+				 "(ext4, xfs, btrfs, f2fs, zfs, bcachefs, tmpfs) and it could be a live "
+				 "run of another machine", root, de->d_name);
 			continue;
 		}
 		int fd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -254,9 +254,11 @@ static void remove_stale_rundirs(const char *root)
 			 unlinkat(fd, "owner", 0) == 0 && unlinkat(dfd, de->d_name, AT_REMOVEDIR) == 0;
 		if (fd >= 0)
 			close(fd);
-		fprintf(stderr, ok ? "wblab: removed %s/%s, left by a run before the last reboot\n"
-				   : "wblab: warning: cannot remove %s/%s (left by a run before the "
-				     "last reboot)\n", root, de->d_name);
+		if (ok)
+			wb_error("removed %s/%s, left by a run before the last reboot", root, de->d_name);
+		else
+			wb_error("warning: cannot remove %s/%s (left by a run before the last reboot)",
+				 root, de->d_name);
 	}
 	if (d)
 		closedir(d);

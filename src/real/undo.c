@@ -139,8 +139,8 @@ int real_undo(const struct jentry *e, void *arg)
 {
 	const struct undo_ctx *c = arg;
 	if (c->verbose)
-		fprintf(stderr, "wblab: undo %s %s%s%s\n", e->kind, e->args[0],
-			e->nargs > 1 ? " " : "", e->nargs > 1 ? e->args[1] : "");
+		wb_error("undo %s %s%s%s", e->kind, e->args[0], e->nargs > 1 ? " " : "",
+			 e->nargs > 1 ? e->args[1] : "");
 	int rc = dispatch(e, c);
 	if (rc)
 		wb_error("journal entry '%s %s' was not undone (outside what a run creates, or "
@@ -157,7 +157,7 @@ int real_cleanup_stale(struct journal *j, int quiet)
 	if (undo_ctx_load(&ctx, j, !quiet))
 		return -1;
 	if (!quiet)
-		fprintf(stderr, "wblab: undoing what an interrupted run left (journal %s)\n", j->path);
+		wb_error("undoing what an interrupted run left (journal %s)", j->path);
 	int failed = journal_undo_to(j, 0, real_undo, &ctx);
 	if (failed) {
 		wb_error("%d change(s) could not be undone; journal %s kept for another --cleanup",

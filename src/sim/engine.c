@@ -4,6 +4,7 @@
 #include <string.h>
 #include "sim.h"
 #include "../throttle/throttle.h"
+#include "../util/util.h"
 
 /* One heap slot per thread (its next resume) and per timer (its expiry),
  * moved in place when it is rescheduled and taken out when cancelled, so the
@@ -240,8 +241,8 @@ void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, 
 	t->unseen_idx = 0;
 	if (coro_init(&t->co, s->p.stack_kb * 1024, fn, arg)) {
 		/* no way to unwind a half-built machine: say why, then stop */
-		fprintf(stderr, "wblab: cannot map a %llu KiB stack for thread %s (stack_kb)\n",
-			(unsigned long long)s->p.stack_kb, comm);
+		wb_error("cannot map a %llu KiB stack for thread %s (stack_kb)",
+			 (unsigned long long)s->p.stack_kb, comm);
 		abort();
 	}
 	schedule_resume(s, t, s->now);

@@ -130,8 +130,8 @@ int simulate_one(const struct sim_job *j)
 		}
 		dw = NULL;
 		if (inexact)
-			fprintf(stderr, "wblab: warning: %s: %lu events of trace.dat will not read back exactly "
-				"(use --trace-format text)\n", rd.final_path, inexact);
+			wb_error("warning: %s: %lu events of trace.dat will not read back exactly "
+				 "(use --trace-format text)", rd.final_path, inexact);
 	}
 	FILE *f = result_fopen(&rd, "stats");
 	FILE *pf = result_fopen(&rd, "params");
