@@ -510,7 +510,7 @@ static int load_order_file(struct builder *b, const char *const *dirs, int ndirs
 			continue;
 		}
 		struct kvfile f;
-		int rc = kvf_load(&f, path, b->err, b->errlen);
+		int rc = kvf_load_by_hand(&f, path, b->err, b->errlen);
 		const struct kv *e = rc ? NULL : kvf_get(&f, b->field);
 		if (e) {
 			split_list(e->val, &b->file_order);

@@ -93,12 +93,16 @@ static int collect(const char *dir, double out[VALIDATE_METRICS], char *err, siz
 		pick_text(text, more);
 		free(text);
 		w[2].v = more[0].v;
+		w[2].found = more[0].found;
 		w[4].v = more[1].v;
+		w[4].found = more[1].found;
 		for (int i = 0; i < 3; i++)
 			w[11 + i].v = more[2 + i].v;
 	}
+	/* a metric the stats lack was not measured (write_bw of a run too
+	 * short for two flusher samples): n/a, not 0 */
 	for (int i = 0; i < 6; i++)
-		out[i] = w[i].v;
+		out[i] = w[i].found ? w[i].v : NAN;
 	/* what reached the device: a real run's own device counter (the global
 	 * written counter behind write_bw also counts the burst into the page
 	 * cache a short run ends with and other writers' writeback); in a

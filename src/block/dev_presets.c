@@ -39,8 +39,10 @@ int dev_kind_uses(enum dev_kind kind, const char *key)
 	 * device model's own (dev_hdd.c, dev_ssd.c, dev_loop.c) */
 	static const char *const queue[] = { "dev.elevator", "dev.ioend", "dev.nr_requests",
 					     "dev.max_sectors_kb", "dev.throttle_mbps",
-					     "dev.throttle_slice_ms", NULL };
-	static const char *const hdd[] = { "dev.bw_mbps", "dev.capacity_gb", "dev.rpm",
+					     "dev.throttle_slice_ms",
+					     "dev.capacity_gb",   /* also the allocator's disk size */
+					     NULL };
+	static const char *const hdd[] = { "dev.bw_mbps", "dev.rpm",
 					   "dev.track_ms", "dev.full_stroke_ms", "dev.cache_mb",
 					   "dev.link_mbps", "dev.queue_depth", NULL };
 	static const char *const ssd[] = { "dev.bw_mbps", "dev.latency_us", "dev.parallel",

@@ -82,8 +82,8 @@ const struct po_option run_options[] = {
 		     "run dirs an earlier boot of this machine left, on\n"
 		     "a local file system (docs/real-runs.md)"),
 	OPT_CALLBACK(0, "image-size", "SIZE", opt_image_size,
-		     "sparse loop image size, 256M..1024T, 300M for xfs\n"
-		     "(default 8G; writers rewrite their\n"
+		     "sparse loop image size, 256M..1024T, at least 300M\n"
+		     "for xfs (default 8G; writers rewrite their\n"
 		     "files from the start after SIZE/2/NDD bytes); the\n"
 		     "scratch file system needs SIZE + 64M free"),
 	/* a 1990s disk to well past any NVMe; below 1 MiB/s a run learns nothing */

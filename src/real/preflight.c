@@ -217,14 +217,20 @@ int preflight_dev_again(const struct run_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+int preflight_root(char *err, size_t errlen)
+{
+	if (geteuid() == 0)
+		return 0;
+	snprintf(err, errlen, "'wblab run' must run as root: it sets vm.dirty_* sysctls, "
+		 "attaches loop devices, mounts file systems and traces the kernel; "
+		 "nothing was changed");
+	return -1;
+}
+
 int preflight_machine(struct run_opts *o, char *err, size_t errlen)
 {
-	if (geteuid() != 0) {
-		snprintf(err, errlen, "'wblab run' must run as root: it sets vm.dirty_* sysctls, "
-			 "attaches loop devices, mounts file systems and traces the kernel; "
-			 "nothing was changed");
+	if (preflight_root(err, errlen))
 		return -1;
-	}
 	if (!o->no_trace && !real_tracefs_supported()) {
 		snprintf(err, errlen, "this kernel has no tracefs (needed for the writeback "
 			 "events; use --no-trace to run without); nothing was changed");

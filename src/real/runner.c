@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -399,6 +400,7 @@ static int finish_stats(const struct result_dir *r, const struct case_out *out,
 	*write_bw = vm_bw;
 	if (traced) {
 		char line[128];
+		*write_bw = NAN;   /* a trace too short for write_bw: none, not vmstat's */
 		FILE *g = fopen(result_file(r, "stats", tpath, sizeof(tpath)), "r");
 		if (g && fgets(line, sizeof(line), g))
 			sscanf(line, "write_bw %lf", write_bw);
@@ -461,7 +463,10 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 		return interrupted && !failed ? 0 : -1;
 	}
 	journal_undo_to(&x->j, mark, real_undo, &x->undo);  /* committed: nothing to remove */
-	printf("%s  write_bw %.1f MB/s  writers %.1f MB/s  device %.1f MB/s", r.final_path, bw,
+	char bws[32] = "n/a";
+	if (!isnan(bw))
+		snprintf(bws, sizeof(bws), "%.1f MB/s", bw);
+	printf("%s  write_bw %s  writers %.1f MB/s  device %.1f MB/s", r.final_path, bws,
 	       out.m.writers_mb / out.m.seconds, out.m.dev_written_mb / out.m.seconds);
 	if (x->o->overhead) {
 		double u = untraced.m.vm_written_mb / untraced.m.seconds;
@@ -622,22 +627,25 @@ int real_run(struct run_opts *o, int argc, char **argv)
 		note_pending_journal();
 		return EXIT_USAGE;
 	}
-	if (preflight_machine(o, err, sizeof(err))) {
+	if (preflight_root(err, sizeof(err))) {
 		wb_error("%s", err);
-		note_pending_journal();
 		return 1;
 	}
 	/* results and the run's files are root's alone to change, whatever
 	 * umask the caller had */
 	umask(022);
 	catch_signals();
+	/* before the machine's checks: a crashed run's leftovers (its --dev
+	 * still mounted, its loop bdi's min_ratio) must not refuse this one */
 	if (lock_and_recover(&x, &st, err, sizeof(err))) {
 		wb_error("%s", err);
 		return 1;
 	}
 	/* the image is sparse but may fill to its size; 64 MiB for the fs around it */
 	uint64_t need = o->dev ? (64ULL << 20) : o->image_size + (64ULL << 20);
-	int refused = scratch_check(o->scratch, need, &x.sc, err, sizeof(err)) ? 1 : 0;
+	int refused = preflight_machine(o, err, sizeof(err)) ? 1 : 0;
+	if (!refused && scratch_check(o->scratch, need, &x.sc, err, sizeof(err)))
+		refused = 1;
 	if (!refused && check_out(o, &x.sc, x.kernel, x.out, sizeof(x.out), err, sizeof(err)))
 		refused = EXIT_USAGE;
 	if (refused) {

@@ -44,12 +44,15 @@ int sysctl_set_knob(struct journal *j, const struct dirty_knob *k, int backgroun
 	char set[96];
 	snprintf(val, sizeof(val), "%" PRIu64, k->value);
 	snprintf(set, sizeof(set), "%s=%s", name, val);
+	off_t mark = journal_mark(j);
 	if (journal_add(j, "sysctl", ratio, old_r, bytes, old_b, set, NULL)) {
 		snprintf(err, errlen, "cannot write the journal: %s", strerror(errno));
 		return -1;
 	}
 	if (sysctl_put(name, val)) {
 		snprintf(err, errlen, "cannot set %s = %s: %s", name, val, strerror(errno));
+		/* nothing changed: an undo would only warn that someone else did */
+		journal_forget_to(j, mark);
 		return -1;
 	}
 	return 0;

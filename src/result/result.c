@@ -453,7 +453,12 @@ static int kv_find_repeat(const struct kvfile *f, const struct kv **first, const
 	return *again != NULL;
 }
 
-static int kv_parse(struct kvfile *f, FILE *fp, const char *name, int repeats, char *err, size_t errlen)
+/* flags: KV_REPEATS lets a key repeat (the plots index lists `made` per
+ * graph); KV_BY_HAND takes a last line without its newline (a file people
+ * write, such as compare's order file; wblab ends every line it writes) */
+enum { KV_REPEATS = 1, KV_BY_HAND = 2 };
+
+static int kv_parse(struct kvfile *f, FILE *fp, const char *name, int flags, char *err, size_t errlen)
 {
 	kvf_init(f, name);
 	char *line = NULL, *val;
@@ -472,7 +477,7 @@ static int kv_parse(struct kvfile *f, FILE *fp, const char *name, int repeats, c
 		}
 		/* wblab ends every line; a last one without its newline is a
 		 * file cut short, whose last value may be cut too ("5" of "56.9") */
-		if (len > 0 && line[len - 1] != '\n') {
+		if (len > 0 && line[len - 1] != '\n' && !(flags & KV_BY_HAND)) {
 			snprintf(err, errlen, "%s:%d: the last line has no newline (a file cut short?)",
 				 name, lineno);
 			rc = -1;
@@ -498,7 +503,7 @@ static int kv_parse(struct kvfile *f, FILE *fp, const char *name, int repeats, c
 		rc = -1;
 	}
 	const struct kv *first, *again;
-	int r = rc || repeats ? 0 : kv_find_repeat(f, &first, &again);
+	int r = rc || (flags & KV_REPEATS) ? 0 : kv_find_repeat(f, &first, &again);
 	if (r < 0) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		rc = -1;
@@ -523,14 +528,14 @@ int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t er
 	return kv_parse(f, fp, name, 0, err, errlen);
 }
 
-static int kv_load(struct kvfile *f, const char *path, int repeats, char *err, size_t errlen)
+static int kv_load(struct kvfile *f, const char *path, int flags, char *err, size_t errlen)
 {
 	FILE *fp = fopen_regular(path, 1, err, errlen);
 	if (!fp) {
 		kvf_init(f, path);
 		return -1;
 	}
-	int rc = kv_parse(f, fp, path, repeats, err, errlen);
+	int rc = kv_parse(f, fp, path, flags, err, errlen);
 	fclose(fp);
 	return rc;
 }
@@ -540,11 +545,16 @@ int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen)
 	return kv_load(f, path, 0, err, errlen);
 }
 
+int kvf_load_by_hand(struct kvfile *f, const char *path, char *err, size_t errlen)
+{
+	return kv_load(f, path, KV_BY_HAND, err, errlen);
+}
+
 int kv_read_list(const char *path, int (*cb)(void *arg, const char *key, const char *val),
 		 void *arg, char *err, size_t errlen)
 {
 	struct kvfile f;
-	int rc = kv_load(&f, path, 1, err, errlen);
+	int rc = kv_load(&f, path, KV_REPEATS, err, errlen);
 	for (int i = 0; !rc && i < f.n; i++)
 		if (cb(arg, f.v[i].key, f.v[i].val))
 			break;

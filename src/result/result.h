@@ -43,12 +43,12 @@ int result_name_format(char *buf, size_t n, const char *case_name, const char *k
 /* "/" to put between an output root and a group, "" after a root that ends
  * in one ("/"): result paths have no empty component. */
 const char *result_root_sep(const char *root);
-/* Path of a file inside the (temporary) directory. */
 /* Gives a begun result another kernel name (what import learns only from
  * reading the trace): the final path changes, the temporary one stays.
  * 0, or -1 with err when the name is bad or the path too long. */
 int result_set_name(struct result_dir *r, const char *root, const struct wb_case *c,
 		    const char *kernel, int run, char *err, size_t errlen);
+/* Path of a file inside the (temporary) directory. */
 const char *result_file(const struct result_dir *r, const char *name, char *buf, size_t n);
 FILE *result_fopen(const struct result_dir *r, const char *name);
 /* meta: case, group, kernel, fs, job, bs, cpus, mem, thresh, bg, run, source. */
@@ -96,6 +96,9 @@ struct kvfile {
  * A key given twice is an error (FILE:LINE), as a line without a value and a
  * value that reads as a non-finite number are. */
 int kvf_load(struct kvfile *f, const char *path, char *err, size_t errlen);
+/* The same for a file people write by hand: its last line may lack the
+ * newline. */
+int kvf_load_by_hand(struct kvfile *f, const char *path, char *err, size_t errlen);
 /* The parsing part of kvf_load, on an open stream (name for messages). */
 int kvf_parse(struct kvfile *f, FILE *fp, const char *name, char *err, size_t errlen);
 /* An empty kvfile named path, for entries added by hand. */

@@ -112,6 +112,8 @@ const char *sim_param_unused(const char *key, const struct wb_case *c, const str
 					     : "the loop device model does not read it";
 	if (!strcmp(key, "dev.stall_ms") && p->dev.stall_every_s <= 0)
 		return "a detail of dev.stall_every_s, which is 0";
+	if (!strcmp(key, "dev.stall_every_s") && p->dev.stall_ms <= 0)
+		return "stalls of dev.stall_ms, which is 0, last no time";
 	if (!strcmp(key, "dev.throttle_slice_ms") && p->dev.throttle_mbps <= 0)
 		return "a detail of dev.throttle_mbps, which is 0";
 	if (!nfs && !strncmp(key, "nfs.", 4))

@@ -538,6 +538,7 @@ struct trace_reader {
 	char *buf;
 	size_t beg, end;
 	int eof, skip_rest, io_errno;
+	int last_nl;                /* the line text_line gave last had its newline */
 	unsigned long lineno;
 	int64_t max_ts_us;          /* latest timestamp so far, and its line */
 	unsigned long max_ts_line;
@@ -600,6 +601,7 @@ static int text_line(struct trace_reader *r, const char **line, size_t *len, int
 			echo(r, s, n + (nl != NULL));
 			r->beg += n + (nl != NULL);
 			*cut = !nl && !r->eof;
+			r->last_nl = nl != NULL;
 			r->skip_rest = *cut;
 			*line = s;
 			*len = n;
@@ -730,7 +732,10 @@ static int dat_reap(struct trace_reader *r, char *err, size_t errlen)
 	if (d->reaped)
 		return 0;
 	d->reaped = 1;
-	if (waitpid(d->pid, &st, 0) != d->pid)
+	pid_t got;
+	while ((got = waitpid(d->pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	if (got != d->pid)
 		st = W_EXITCODE(DAT_BAD_RECORD, 0);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == DAT_OK)
 		return 0;
@@ -750,14 +755,17 @@ static int dat_open(struct trace_reader *r, char *err, size_t errlen)
 {
 	int fds[2];
 	struct dat_src *d = calloc(1, sizeof(*d));
-	if (!d || pipe(fds)) {
+	if (!d || pipe2(fds, O_CLOEXEC)) {
 		free(d);
 		snprintf(err, errlen, "%s: %s", r->path, d ? strerror(errno) : "out of memory");
 		return -1;
 	}
 	fflush(NULL);   /* nothing buffered twice */
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+		signal(SIGTERM, SIG_DFL);   /* the death signal must end it */
+		die_with_parent(parent);   /* not left spinning on a damaged file */
 		close(fds[0]);
 		int null = open("/dev/null", O_WRONLY);   /* the library's own messages */
 		if (null >= 0)
@@ -802,6 +810,13 @@ static int dat_line(struct trace_reader *r, const char **line, size_t *len, char
 	int got = text_line(r, line, len, &cut);
 	if (got && cut) {
 		snprintf(err, errlen, "%s:%lu: line too long", r->path, r->lineno);
+		return -1;
+	}
+	/* the child ends every line: one without its newline is where it died
+	 * mid-write, and its cut fields must not be read as an event */
+	if (got && !r->last_nl) {
+		if (!dat_reap(r, err, errlen))
+			snprintf(err, errlen, "%s: cannot read trace-cmd record", r->path);
 		return -1;
 	}
 	if (!got && dat_reap(r, err, errlen))

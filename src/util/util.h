@@ -13,7 +13,7 @@
 /* Exit status for bad input (usage, malformed case, unknown key). */
 #define EXIT_USAGE 2
 
-/* Prints "wblab: <msg>\n" to stderr. */
+/* Prints "wblab CMD: <msg>\n" to stderr ("wblab: " before a command is known). */
 void wb_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Names the subcommand wb_error's lines start with ("wblab CMD: "). */
 void wb_set_command(const char *name);

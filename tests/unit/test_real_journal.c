@@ -287,39 +287,60 @@ static void sysctl_undo_writes_only_the_dirty_pairs(void **state)
 	assert_int_equal(sysctl_undo(&e), -1);
 }
 
+/* The real vm.dirty_ratio back to want, whatever a test's undo did to it. */
+static void put_ratio(const char *want)
+{
+	FILE *f = fopen("/proc/sys/vm/dirty_ratio", "w");
+	if (f) {
+		fputs(want, f);
+		fclose(f);
+	}
+}
+
+static const char *undo_then_ratio(const char *text, int *rc)
+{
+	static char now[64];
+	struct jentry e;
+	assert_int_equal(journal_parse(text, strlen(text), &e, 1), 1);
+	*rc = sysctl_undo(&e);
+	assert_int_equal(sysctl_get("vm.dirty_ratio", now, sizeof(now)), 0);
+	return now;
+}
+
 /* A sysctl someone changed after the run set it is left as it is: the undo
- * would undo their change.  As root only (it reads, and a wrong undo would
- * write, the real vm.dirty_ratio, put back at the end). */
+ * would undo their change; one that still holds the value set is restored.
+ * As root only (it reads and writes the real vm.dirty_ratio, put back after
+ * each case). */
 static void sysctl_undo_leaves_a_value_changed_since(void **state)
 {
 	(void)state;
-	char ratio[64], bytes[64];
+	char ratio[64], bytes[64], text[256];
 	if (geteuid() != 0 || sysctl_get("vm.dirty_ratio", ratio, sizeof(ratio)) ||
 	    sysctl_get("vm.dirty_bytes", bytes, sizeof(bytes)) || strcmp(bytes, "0") ||
 	    !strcmp(ratio, "37")) {
 		skip();
 		return;
 	}
-	struct jentry e;
+	int rc;
 	/* the run set dirty_bytes = 123456789; it is 0 now (the ratio is in force) */
-	const char text[] = "+\tsysctl\tvm.dirty_ratio\t37\tvm.dirty_bytes\t0\tvm.dirty_bytes=123456789\n";
-	assert_int_equal(journal_parse(text, strlen(text), &e, 1), 1);
-	assert_int_equal(e.nargs, 5);
-	assert_int_equal(sysctl_undo(&e), 0);
-	char now[64];
-	assert_int_equal(sysctl_get("vm.dirty_ratio", now, sizeof(now)), 0);
-	if (strcmp(now, ratio)) {   /* put it back before failing */
-		FILE *f = fopen("/proc/sys/vm/dirty_ratio", "w");
-		if (f) {
-			fputs(ratio, f);
-			fclose(f);
-		}
-	}
-	assert_string_equal(now, ratio);
+	const char *now = undo_then_ratio("+\tsysctl\tvm.dirty_ratio\t37\tvm.dirty_bytes\t0\t"
+					  "vm.dirty_bytes=123456789\n", &rc);
+	int left = !strcmp(now, ratio);
+	put_ratio(ratio);
+	assert_int_equal(rc, 0);
+	assert_true(left);
+	/* the run set the ratio to what it is now: restored to the old 37 */
+	snprintf(text, sizeof(text), "+\tsysctl\tvm.dirty_ratio\t37\tvm.dirty_bytes\t0\tvm.dirty_ratio=%s\n",
+		 ratio);
+	now = undo_then_ratio(text, &rc);
+	int restored = !strcmp(now, "37");
+	put_ratio(ratio);
+	assert_int_equal(rc, 0);
+	assert_true(restored);
 	/* a bad fifth field is refused, not taken for "unchanged" */
-	const char bad[] = "+\tsysctl\tvm.dirty_ratio\t37\tvm.dirty_bytes\t0\tkernel.x=1\n";
-	assert_int_equal(journal_parse(bad, strlen(bad), &e, 1), 1);
-	assert_int_equal(sysctl_undo(&e), -1);
+	undo_then_ratio("+\tsysctl\tvm.dirty_ratio\t37\tvm.dirty_bytes\t0\tkernel.x=1\n", &rc);
+	put_ratio(ratio);
+	assert_int_equal(rc, -1);
 }
 
 static void paths_inside_a_dir(void **state)
