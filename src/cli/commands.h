@@ -10,6 +10,7 @@
 #define WBLAB_COMMANDS_H
 #include <stdio.h>
 #include "parse_options.h"
+#include "../util/util.h"   /* EXIT_USAGE, wb_error: what every command uses */
 
 struct wb_command {
 	const char *name;
