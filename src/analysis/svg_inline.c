@@ -161,7 +161,8 @@ const char *svg_compact_path(FILE *out, const char *d, char quote)
  * tags and attribute names by name; attribute values quoted, with no '<', no
  * character reference but the five named ones (a decoded "&#40;" would make
  * "url&#40;http:" a url), url() and href only to "#fragment"; comments
- * allowed, any other markup (<!DOCTYPE, <?, CDATA) not.  Returns NULL, or
+ * allowed (none that the HTML parser would end before its "-->"), any other
+ * markup (<!DOCTYPE, <?, CDATA) not.  Returns NULL, or
  * what was found. */
 static const char *svg_disallowed(const char *s, char *why, size_t n)
 {
@@ -191,9 +192,16 @@ static const char *svg_disallowed(const char *s, char *why, size_t n)
 			continue;
 		}
 		if (!strncmp(p, "<!--", 4)) {
-			const char *e = strstr(p + 4, "-->");
+			const char *b = p + 4, *e = strstr(b, "-->");
 			if (!e)
 				BAD("an unclosed comment");
+			/* the HTML parser ends a comment sooner than "-->" at "<!-->",
+			 * "<!--->" and "--!>": what follows would be live markup */
+			if (b[0] == '>' || !strncmp(b, "->", 2))
+				BAD("a comment the HTML parser ends at once");
+			for (const char *c = b; c < e; c++)
+				if (c[0] == '-' && c[1] == '-')
+					BAD("'--' inside a comment");
 			p = e + 3;
 			continue;
 		}

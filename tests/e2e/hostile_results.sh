@@ -123,7 +123,9 @@ else nok "report does not inline an SVG with an event handler (rc=$rc: $(head -c
 for bad in '<script>alert(2)</script>' '<a href="https://example.org/x">x</a>' '<foreignObject><div>x</div></foreignObject>' '<image href="data:x"/>' \
 	'<scr xmlns="http://www.w3.org/2000/svg"ipt>alert(4)</scr xmlns="http://www.w3.org/2000/svg"ipt>' '<scr<g></g>ipt>alert(5)</script>' \
 	'<rect/onmouseover=alert(6) width="9" height="9"/>' '<rect x="0"onclick="alert(7)"/>' '<img src="http://example.org/t.png">' \
-	'<meta http-equiv="refresh" content="5">' '<rect style="fill:url(http://example.org/)"/>' '<rect fill="url&#40;http://example.org/)"/>'; do
+	'<meta http-equiv="refresh" content="5">' '<rect style="fill:url(http://example.org/)"/>' '<rect fill="url&#40;http://example.org/)"/>' \
+	'<!--><meta http-equiv="refresh" content="0;url=https://example.org/"><!-- -->' '<!-- --!><img src="http://example.org/t.png"> -->' \
+	'<!---><img src="http://example.org/t.png"><!-- -->'; do
 	"$W" plot -q "$H" >/dev/null 2>&1
 	sed -i "s|</svg>|$bad</svg>|" "$S"
 	"$W" report -q -o "$T/svg.html" "$T/svg" >"$T/out" 2>"$T/err"
