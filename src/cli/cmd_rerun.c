@@ -19,14 +19,9 @@ static const char *const produced[] = { "stats", "params", "meta", "trace", "tra
 
 static int read_line(const char *path, char *buf, size_t n, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	struct stat st;
-	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: %s", path, f ? "not a regular file" : strerror(errno));
-		if (f)
-			fclose(f);
+	FILE *f = fopen_regular(path, 1, err, errlen);   /* a FIFO would block the open */
+	if (!f)
 		return -1;
-	}
 	if (!fgets(buf, (int)n, f) || (strlen(buf) == n - 1 && buf[n - 2] != '\n')) {
 		snprintf(err, errlen, "%s: empty, or a line over %zu bytes", path, n - 1);
 		fclose(f);

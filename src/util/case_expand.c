@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "case_expand.h"
+#include "util.h"
 
 static int push(struct case_list *l, const char *s, size_t n, char *err, size_t errlen)
 {
@@ -198,11 +199,10 @@ int case_expand(const char *s, struct case_list *l, char *err, size_t errlen)
 
 int case_expand_file(const char *path, struct case_list *l, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* a regular file: /dev/zero would grow the line without end, a FIFO block */
+	FILE *f = fopen_regular(path, 0, err, errlen);
+	if (!f)
 		return -1;
-	}
 	char *line = NULL, e[400];
 	size_t cap = 0;
 	int lineno = 0, rc = 0;

@@ -54,9 +54,12 @@ check "--cases-from reads cases, comments and braces" '[ "$(wc -l <cf.txt)" = 3 
 printf 'ext4-1dd-4k-8p-4096M-1M:10\n{broken\n' >bad.txt
 wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
 check "a bad line in --cases-from is named file:line" '[ $rc = 2 ] && grep -q "bad.txt:2:" o'
+# not a file: /dev/zero grew the line until the machine ran out of memory
+timeout 20 wblab jobs --cases-from /dev/zero >o 2>&1; rc=$?
+check "--cases-from /dev/zero: exit 2, not a regular file" '[ $rc = 2 ] && grep -q "/dev/zero: not a regular file" o'
 mkdir -p casedir
 wblab jobs --cases-from casedir >o 2>&1; rc=$?
-check "--cases-from a directory says so" '[ $rc = 2 ] && grep -q "casedir: Is a directory" o'
+check "--cases-from a directory says so" '[ $rc = 2 ] && grep -q "casedir: not a regular file" o'
 printf 'ext4-1dd-4k-8p-4096M-1M:10\n\n# c\next4-1dd-4k-8p-9999999999M-1M:10\n' >bad.txt
 wblab jobs --cases-from bad.txt >o 2>&1; rc=$?
 check "a bad field of a --cases-from case is named file:line too" \
@@ -85,6 +88,11 @@ check "a traced result has its saved graph series" '[ -s "$R2/plot-series" ]'
 printf '# damaged\n' >>"$R2/plot-series"
 wblab rerun "$R2" >o 2>&1; rc=$?
 check "rerun catches a changed plot-series file" '[ $rc = 1 ] && grep -q "plot-series differs" o'
+# a FIFO for a cmdline blocked rerun in its open
+cp -r "$R2" fifo-res && rm fifo-res/cmdline && mkfifo fifo-res/cmdline
+timeout 20 wblab rerun fifo-res >o 2>&1; rc=$?
+check "rerun of a result whose cmdline is a FIFO: exit 1 at once (rc $rc)" '[ $rc = 1 ] && grep -q "cmdline: not a regular file" o'
+rm -rf fifo-res
 # a cmdline is data: only the exact form wblab writes reruns
 good=$(cat "$R2/cmdline")
 for bad in "--pol $T/evil.so" "--p=$T/evil.so" "--ou=$T/victim" "-o $T/victim" "-o$T/victim" "--out=$T/victim"; do
