@@ -11,6 +11,8 @@
 #include "dat_read.h"
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -751,6 +753,24 @@ static int dat_reap(struct trace_reader *r, char *err, size_t errlen)
 	return -1;
 }
 
+/* A damaged header can make libtracecmd ask for ~100 GB from a 64 KB file:
+ * the child may map its file and a few times its size, at least 8 GiB, and
+ * fails an allocation past that instead of pushing the machine into swap.
+ * Not under ASan, whose shadow memory is terabytes of address space. */
+static void limit_memory(FILE *f)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+	struct stat st;
+	rlim_t lim = 8ULL << 30;
+	if (!fstat(fileno(f), &st) && (rlim_t)st.st_size > lim / 8)
+		lim = (rlim_t)st.st_size * 8;
+	struct rlimit rl = { lim, lim };
+	setrlimit(RLIMIT_AS, &rl);
+#else
+	(void)f;
+#endif
+}
+
 static int dat_open(struct trace_reader *r, char *err, size_t errlen)
 {
 	int fds[2];
@@ -766,6 +786,7 @@ static int dat_open(struct trace_reader *r, char *err, size_t errlen)
 	if (pid == 0) {
 		signal(SIGTERM, SIG_DFL);   /* the death signal must end it */
 		die_with_parent(parent);   /* not left spinning on a damaged file */
+		limit_memory(r->f);
 		close(fds[0]);
 		int null = open("/dev/null", O_WRONLY);   /* the library's own messages */
 		if (null >= 0)
