@@ -527,14 +527,6 @@ static int close_run(struct run_ctx *x, struct run_state *st)
 	return failed;
 }
 
-/* -o must be a place no other user can steer: root writes, renames and
- * removes result directories there, so no symlink on the way is another
- * user's, and -o itself, or the nearest directory of it that exists (where
- * root will create the rest), is trusted (safepath.h), and not sticky: in /tmp another user could plant a symlink
- * under the name before root creates it.  And -o must not lie in a run dir
- * of --scratch (this run's is new, but one an earlier run left behind holds
- * its test file system's mount point): a result written there would vanish
- * with the mount, or be removed with the dir. */
 /* Each case's GROUP is a path below -o that root creates and writes in: an
  * existing part of it must be as trusted as -o (a group 'tmp/x' under -o /,
  * or 'user/x' under -o /home, would let another user steer the writes), and
@@ -566,6 +558,14 @@ static int check_groups(const struct run_opts *o, const char *out, const char *k
 	return 0;
 }
 
+/* -o must be a place no other user can steer: root writes, renames and
+ * removes result directories there, so no symlink on the way is another
+ * user's, and -o itself, or the nearest directory of it that exists (where
+ * root will create the rest), is trusted (safepath.h), and not sticky: in /tmp another user could plant a symlink
+ * under the name before root creates it.  And -o must not lie in a run dir
+ * of --scratch (this run's is new, but one an earlier run left behind holds
+ * its test file system's mount point): a result written there would vanish
+ * with the mount, or be removed with the dir. */
 static int check_out(const struct run_opts *o, const struct scratch *sc, const char *kernel,
 		     char *out, size_t outlen, char *err, size_t errlen)
 {

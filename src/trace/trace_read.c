@@ -776,8 +776,8 @@ static int dat_open(struct trace_reader *r, char *err, size_t errlen)
 	int fds[2];
 	struct dat_src *d = calloc(1, sizeof(*d));
 	if (!d || pipe2(fds, O_CLOEXEC)) {
-		free(d);
 		snprintf(err, errlen, "%s: %s", r->path, d ? strerror(errno) : "out of memory");
+		free(d);
 		return -1;
 	}
 	fflush(NULL);   /* nothing buffered twice */
