@@ -64,6 +64,9 @@ check "sim: dev.throttle_mbps beside disk.* (the fifo disk) is warned of" \
   'grep -q "dev.throttle_mbps has no effect.*fifo.*no block layer" "$T/wf" && [ "$(wc -l <"$T/wf")" -eq 1 ]'
 "$W" sim -k current -t 1 --no-trace -o "$T/w5" --set dev.model=ssd --set dev.rpm=5400 --set dev.parallel=8 \
   ext4-1dd-4k-8p-4096M-10M:10 >/dev/null 2>"$T/ws"
+"$W" sim -k current -t 1 --no-trace -o "$T/w6" --set dev.model=ssd --set dev.capacity_gb=100 \
+  ext4-1dd-4k-8p-4096M-10M:10 >/dev/null 2>"$T/wc"
+check "sim: dev.capacity_gb on an ssd is not warned of (the allocator reads it)" '[ ! -s "$T/wc" ]'
 check "sim: dev.rpm on an ssd is warned of, dev.parallel is not" \
   'grep -q "dev.rpm has no effect.*ssd/nvme device model does not read it" "$T/ws" && [ "$(wc -l <"$T/ws")" -eq 1 ]'
 # --help takes a unique abbreviation like every long option

@@ -99,6 +99,9 @@ check_cmd "--order value not among the values exits 2" bash -c "[ $rc -eq 2 ] &&
 check_cmd "the seed root's recorded order: vanilla first" bash -c "
 	printf 'kernel = 3.1.0-rc8-vanilla+,3.1.0-rc8-nfs-wq4+\n' >'$T/one/.wblab-order' &&
 	cmp '$DATA/seed-table.golden' <('$WBLAB' compare '$T/one')"
+check_cmd "a hand-written order file without its last newline is read" bash -c "
+	printf 'kernel = 3.1.0-rc8-vanilla+,3.1.0-rc8-nfs-wq4+' >'$T/one/.wblab-order' &&
+	cmp '$DATA/seed-table.golden' <('$WBLAB' compare '$T/one')"
 check_cmd "--order overrides the recorded order" \
 	bash -c "'$WBLAB' compare --order 3.1.0-rc8-nfs-wq4+ '$T/one' | head -1 | grep -q '^      3.1.0-rc8-nfs-wq4+'"
 printf 'kernel = 3.1.0-rc8-vanilla+\nkernel\n' >"$T/one/.wblab-order"
