@@ -224,11 +224,6 @@ static void note_minority(const struct era_votes *v, const char *path)
  * event, and a long trace's tail cannot outvote its start. */
 #define ERA_SCAN_EVENTS 200000
 
-static int kernel_name_ok(const char *k)
-{
-	return control_byte_at(k) < 0 && *k && strlen(k) < 64 && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
-}
-
 /* Reads every event into the result's trace copy and the stats accumulator;
  * with v, votes on the era as it goes (one read of the trace, not two). */
 static int convert(struct trace_reader *r, const struct result_dir *rd, const char *trace,
@@ -303,7 +298,7 @@ static int resolve_case(const struct import_opts *o, struct wb_case *c, char *ke
 	}
 	if (o->kernel)
 		snprintf(kernel, klen, "%s", o->kernel);
-	if (kernel[0] && !kernel_name_ok(kernel)) {
+	if (kernel[0] && (strlen(kernel) >= 64 || !result_kernel_name_ok(kernel))) {
 		int ctl = control_byte_at(kernel) >= 0;
 		wb_error("import: bad kernel name '%s': a '/' or a control character, '.', '..', or "
 			 "64 bytes or more", ctl ? "(control character)" : kernel);

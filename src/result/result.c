@@ -49,7 +49,7 @@ static void remove_created(const char *dir, const char *top)
 
 /* also no control character: a newline would split meta's "kernel" line
  * and every listing of the result's name */
-static int kernel_leaf_ok(const char *k)
+int result_kernel_name_ok(const char *k)
 {
 	return control_byte_at(k) < 0 && *k && !strchr(k, '/') && strcmp(k, ".") && strcmp(k, "..");
 }
@@ -110,7 +110,7 @@ int result_set_name(struct result_dir *r, const char *root, const struct wb_case
 		    const char *kernel, int run, char *err, size_t errlen)
 {
 	char leaf[512];
-	if (!kernel_leaf_ok(kernel) || c->name[0] == '.' || strchr(c->name, '/')) {
+	if (!result_kernel_name_ok(kernel) || c->name[0] == '.' || strchr(c->name, '/')) {
 		snprintf(err, errlen, "bad result name '%s-%s'", c->name, kernel);
 		return -1;
 	}
@@ -273,6 +273,18 @@ int result_commit(struct result_dir *r)
 	return -1;
 }
 
+/* access() says yes to root everywhere, also in /proc or /sys where no
+ * directory can be made: so make (and remove) one, as the results will */
+static void probe_mkdir(const char *dir, char *why, size_t n)
+{
+	char t[4200];
+	snprintf(t, sizeof(t), "%s/.wblab-probe.XXXXXX", dir);
+	if (mkdtemp(t))
+		rmdir(t);
+	else
+		snprintf(why, n, "'%.100s': cannot create a directory in it: %s", dir, strerror(errno));
+}
+
 int result_root_check(const char *cmd, const char *root)
 {
 	char p[4096], why[200];
@@ -291,6 +303,8 @@ int result_root_check(const char *cmd, const char *root)
 				snprintf(why, sizeof(why), "'%.100s' is not a directory", p);
 			else if (access(p, W_OK | X_OK))
 				snprintf(why, sizeof(why), "'%.100s': %s", p, strerror(errno));
+			else
+				probe_mkdir(p, why, sizeof(why));
 			break;
 		}
 		if (errno != ENOENT && errno != ENOTDIR) {

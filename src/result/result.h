@@ -38,6 +38,9 @@ struct result_name {
 	size_t kernel_len;
 };
 int result_name_parse(const char *leaf, struct result_name *out);
+/* a kernel name that can be a result dir's leaf: not empty, ".", ".."; no
+ * '/', no control character */
+int result_kernel_name_ok(const char *k);
 /* CASE-KERNEL, or CASE-KERNEL.RUN for run >= 2, into buf; 0, or -1 when cut. */
 int result_name_format(char *buf, size_t n, const char *case_name, const char *kernel, int run);
 /* "/" to put between an output root and a group, "" after a root that ends
@@ -62,7 +65,8 @@ int result_write_cmdline(const struct result_dir *r, int argc, char **argv);
 int result_commit(struct result_dir *r);
 /* Whether results can be made under -o root before any job runs: the
  * deepest existing part of root must be a directory this process may write
- * in.  0, or -1 after printing "wblab CMD: --out: ..." (one line). */
+ * in (a directory is made there and removed to be sure).  0, or -1 after
+ * printing "wblab CMD: --out: ..." (one line). */
 int result_root_check(const char *cmd, const char *root);
 /* Removes the temporary directory and then those of root/group that
  * result_begin created, as far as they are empty (a parallel job may be

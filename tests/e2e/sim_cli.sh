@@ -114,6 +114,15 @@ for o in "$T/file" "$T/file/sub"; do
   check "-o ${o#$T/} (a regular file, or below one): exit 2, one line naming it, nothing run" \
     '[ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF "wblab sim: --out: " "$T/be" && grep -qF "'"'"'$T/file'"'"' is not a directory" "$T/be" && [ ! -s "$T/bo" ] && [ ! -s "$T/file" ]'
 done
+# root may write everywhere by access(); /proc takes no new directory: one
+# line before any job, not one error per job
+if [ "$(id -u)" = 0 ] && [ -d /proc/self ]; then
+  "$W" sim -t 5 -o /proc/wblab-x 'ext4-{1,2}dd-4k-4p-4096M-{1M,10M}:10' >"$T/bo" 2>"$T/be"; rc=$?
+  check "-o under /proc (root): exit 2, one line, nothing run" \
+    '[ $rc -eq 2 ] && [ "$(wc -l <"$T/be")" -eq 1 ] && grep -qF "wblab sim: --out: '"'"'/proc/wblab-x'"'"': '"'"'/proc'"'"': cannot create a directory" "$T/be" && [ ! -s "$T/bo" ]'
+fi
+"$W" sim -q -t 0.1 --no-trace -o "$T/probe" "$C" >/dev/null 2>&1
+check "the -o probe leaves nothing behind" '[ -z "$(ls -A "$T/probe" | grep -v "^thresh=10M$")" ] && [ -z "$(ls -A "$T/probe/thresh=10M" | grep -v -- "^$C-")" ]'
 # -t as given in cmdline (the shortest form that reads back the same)
 "$W" sim -q -t 0.1 -k current --no-trace -o "$T/t01" "$C" >/dev/null 2>&1
 check "-t 0.1 is written '-t 0.1' in cmdline" 'grep -q -- " -t 0.1 --seed 1 " "$T/t01/thresh=10M/$C-current/cmdline"'
