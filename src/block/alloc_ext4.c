@@ -21,8 +21,33 @@
  * and ext2/ext3 (allocation at write time, reservation windows) use this
  * model too. */
 #include "alloc.h"
+#include "../throttle/throttle.h"
 
 #define EXT4_MAX_MAP_PAGES (8ULL * 1048576 / 4096)
+
+/* 3.x ext4_da_writepages, range-cyclic (every flusher work, and 3.1's
+ * dirtier writeback): the writeback core asks for a 4 MiB-ish chunk, too
+ * small for mballoc to lay a stream out well, so ext4 counts the file's
+ * contiguous dirty delalloc pages from writeback_index
+ * (ext4_num_dirty_pages, at most s_max_writeback_mb_bump, 128 MiB) and
+ * raises nr_to_write to that; at the end it takes the raise back off, so
+ * the caller sees nr_to_write <= 0 (the inode goes to b_more_io) and a
+ * `wrote` beyond its chunk.  The rewritten ext4_writepages of 3.10 on
+ * writes nr_to_write, so the current model has no raise.  The model's dirty
+ * pages of a file are contiguous from writeback_index (sequential writers
+ * only on local file systems), so the count is the file's dirty pages. */
+static int64_t ext4_writepages_bump(const struct sim *s, int64_t nr_to_write, uint64_t contig, int64_t *giveback)
+{
+	*giveback = 0;
+	if (s->model->era == ERA_6X)
+		return nr_to_write;
+	uint64_t max_pages = s->p.ext4_max_writeback_mb_bump * (1048576 / 4096);
+	int64_t desired = (int64_t)(contig < max_pages ? contig : max_pages);
+	if (nr_to_write >= desired)
+		return nr_to_write;
+	*giveback = desired - nr_to_write;
+	return desired;
+}
 
 static void *ext4_create(uint64_t capacity_sectors)
 {
@@ -73,4 +98,5 @@ static uint64_t ext4_map(void *a, struct inode *inode, uint64_t off, uint64_t wa
 
 const struct blk_alloc_type alloc_ext4 = {
 	.name = "ext4", .create = ext4_create, .destroy = alloc_base_destroy, .map = ext4_map,
+	.writepages_bump = ext4_writepages_bump,
 };

@@ -108,6 +108,11 @@ struct blk_alloc_type {
 	uint64_t (*map)(void *a, struct inode *inode, uint64_t off, uint64_t want, uint64_t *sector);
 	/* the file grew to `size` pages by write() (xfs reserves EOF space); may be NULL */
 	void (*dirtied)(void *a, struct inode *inode, uint64_t size);
+	/* ->writepages raising a range-cyclic call's nr_to_write when it finds
+	 * `contig` dirty pages from writeback_index: the new nr_to_write, and in
+	 * *giveback what the call takes off nr_to_write again at its end.  NULL:
+	 * the file system writes what it is asked. */
+	int64_t (*writepages_bump)(const struct sim *s, int64_t nr_to_write, uint64_t contig, int64_t *giveback);
 };
 extern const struct blk_alloc_type alloc_ext4, alloc_xfs, alloc_btrfs;
 const struct blk_alloc_type *alloc_find(const char *fs);

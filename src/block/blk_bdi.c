@@ -85,6 +85,9 @@ static void blk_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	int dirtier = th != &inode->bdi->flusher;
 	uint64_t max_pages = q->max_sectors / PAGE_SECTORS ? q->max_sectors / PAGE_SECTORS : 1;
 	struct blk_plug plug;
+	int64_t giveback = 0;
+	if (q->alloc->writepages_bump && wbc->range_cyclic && inode->nr_dirty)
+		wbc->nr_to_write = q->alloc->writepages_bump(s, wbc->nr_to_write, inode->nr_dirty, &giveback);
 	blk_start_plug(&plug);
 	/* write_cache_pages / mpage_da_map_and_submit: the dirty range from
 	 * writeback_index is mapped (allocating), then sent as bios of
@@ -112,6 +115,7 @@ static void blk_writepages(struct sim *s, struct sthread *th, struct inode *inod
 	if (q->ioend_pages)
 		blk_ioend_submit_done(s, inode, &alloc_inode_get(q->alloc_data, inode)->ioends);
 	blk_finish_plug(s, q, &plug);
+	wbc->nr_to_write -= giveback;
 }
 
 static void blk_page_dirtied(struct sim *s, struct inode *inode, uint64_t n)

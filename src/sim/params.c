@@ -36,6 +36,7 @@ static const struct param_desc descs[] = {
 	{ "bdi_min_ratio", PT_U64, P(bdi_min_ratio), 0, 0, 100, "/sys/class/bdi/*/min_ratio" },
 	{ "bdi_max_ratio", PT_U64, P(bdi_max_ratio), 100, 1, 100, "/sys/class/bdi/*/max_ratio" },
 	{ "bdi_strict_limit", PT_U64, P(bdi_strict_limit), 0, 0, 1, "/sys/class/bdi/*/strict_limit (current model only)" },
+	{ "ext4_max_writeback_mb_bump", PT_U64, P(ext4_max_writeback_mb_bump), 128, 0, 65536, "/sys/fs/ext4/DEV/max_writeback_mb_bump (3.x models on ext4; gone in 3.10): ext4_da_writepages writes up to this many MiB of a file's contiguous dirty pages whatever the writeback chunk; 0: the chunk" },
 	{ "bdi_init_write_bw_kbps", PT_U64, P(bdi_init_write_bw_kbps), 102400, 4, 100000000, "the bdi's write bandwidth estimate (and its average) at the start, KB/s: INIT_BW of a new bdi; a reused one keeps its last" },
 	{ "bdi_init_dirty_ratelimit_kbps", PT_U64, P(bdi_init_dirty_ratelimit_kbps), 102400, 4, 100000000, "the bdi's dirty_ratelimit at the start, KB/s: INIT_BW of a new bdi; a reused one keeps its last" },
 	{ "warm_proportions", PT_U64, P(warm_proportions), 1, 0, 1, "1: bdi writeout fraction starts at steady state" },

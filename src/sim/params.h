@@ -92,6 +92,7 @@ struct sim_params {
 	uint64_t writer_lookahead; /* 1: unseen writer bursts (engine.c) */
 	uint64_t bdi_min_ratio, bdi_max_ratio;
 	uint64_t bdi_strict_limit; /* 1: BDI_CAP_STRICTLIMIT (honoured by the current model only) */
+	uint64_t ext4_max_writeback_mb_bump; /* 3.x ext4: a writepages call writes up to this much of a file's contiguous dirty pages */
 	/* the bdi's estimates at the start, KB/s (a loop device's bdi outlives
 	 * the attachment, so a real run starts where the last one on it ended) */
 	uint64_t bdi_init_write_bw_kbps, bdi_init_dirty_ratelimit_kbps;

@@ -120,6 +120,10 @@ const char *sim_param_unused(const char *key, const struct wb_case *c, const str
 		return "an NFS key on a local file system's case";
 	if (!strcmp(key, "nfs.server_wcache_mb") && (strcmp(p->nfs.server_dev, "fifo") || writer_rand_file_pages(p)))
 		return "the write-back cache of nfs.server_dev=fifo under sequential writers";
+	if (!strcmp(key, "ext4_max_writeback_mb_bump") &&
+	    (strcmp(c->fs, "ext4") || m->era == ERA_6X || !pr || pr->kind == DEV_FIFO))
+		return "only 3.x ext4 on the block layer raises writepages' nr_to_write (gone in 3.10; "
+		       "dev.model=fifo has no file-system writepages)";
 	if (!strcmp(key, "bdi_strict_limit") && m->era != ERA_6X)
 		return "only the current model has strict_limit (3.16 on)";
 	if (!strcmp(key, "writer.file_mb") && !writer_rand_file_pages(p))
