@@ -202,6 +202,55 @@ static void on_stop(int sig)
 
 static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
 
+/* The worker's job, for on_exit: a plug-in hook that calls exit() ends the
+ * run without the normal path's message or cleanup. */
+static const struct sim_job *worker_job;
+
+static void remove_worker_tmp(const struct sim_job *j, pid_t pid)
+{
+	char tmp[4400];
+	if (!result_tmp_path(tmp, sizeof(tmp), j->out, &j->c, j->kernel_name, j->run > 1 ? j->run : 1,
+			     (int)pid))
+		remove_tree(tmp);
+}
+
+static void worker_exit_called(int status, void *arg)
+{
+	(void)arg;
+	const struct sim_job *j = worker_job;
+	if (!j)
+		return;
+	wb_error("%s/%s under %s: exit(%d) was called during the run%s; its result is not written",
+		 j->c.group, j->c.name, j->model->name, status,
+		 j->model->plugin_path ? " (by the policy plug-in?)" : "");
+	remove_worker_tmp(j, getpid());
+	fflush(stderr);
+	_exit(1);   /* a failed job, whatever status the plug-in gave */
+}
+
+/* A worker that ended any other way than simulate_one's return: one line
+ * naming the job, and its half-written result removed.  1 if it failed. */
+static int reap_worker(const struct sim_job *j, pid_t pid, int status)
+{
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		struct result_dir rd;
+		char err[256];
+		if (result_set_name(&rd, j->out, &j->c, j->kernel_name, j->run > 1 ? j->run : 1, err,
+				    sizeof(err)) == 0 && access(rd.final_path, F_OK) == 0)
+			return 0;
+		wb_error("%s/%s under %s: the run ended (status 0) without writing its result%s", j->c.group,
+			 j->c.name, j->model->name,
+			 j->model->plugin_path ? " (the policy plug-in called _exit()?)" : "");
+	} else if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		wb_error("%s/%s under %s: the run died of signal %d (%s)%s; its result is not written",
+			 j->c.group, j->c.name, j->model->name, sig, strsignal(sig),
+			 j->model->plugin_path ? ", in the policy plug-in or wblab" : "");
+	}
+	remove_worker_tmp(j, pid);
+	return 1;
+}
+
 /* A stopped wblab takes its workers with it and removes what they had
  * written so far (each one's hidden ROOT/GROUP/.LEAF.tmp.PID), then dies of
  * the same signal: nothing half-written stays behind. */
@@ -214,11 +263,7 @@ static void stop_workers(const struct sim_job *js, const pid_t *pid, const int *
 		if (pid[i] <= 0)
 			continue;
 		while (waitpid(pid[i], NULL, 0) < 0 && errno == EINTR) {}
-		const struct sim_job *j = &js[job[i]];
-		char tmp[4400];
-		if (!result_tmp_path(tmp, sizeof(tmp), j->out, &j->c, j->kernel_name, j->run > 1 ? j->run : 1,
-				     (int)pid[i]))
-			remove_tree(tmp);
+		remove_worker_tmp(&js[job[i]], pid[i]);
 	}
 }
 
@@ -275,7 +320,11 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 					sigaction(stop_signals[k], &old[k], NULL);
 				sigprocmask(SIG_SETMASK, &prev, NULL);
 				die_with_parent(self);
-				_exit(simulate_one(&js[next]) ? 1 : 0);
+				worker_job = &js[next];
+				on_exit(worker_exit_called, NULL);
+				int r = simulate_one(&js[next]);
+				fflush(NULL);
+				_exit(r ? 1 : 0);
 			}
 			if (p > 0) {
 				pid[slot] = p;
@@ -299,13 +348,17 @@ int simulate_all(const struct sim_job *js, int n, int jobs, int show_progress)
 		}
 		/* reaped: off the handler's list first, its pid may be reused */
 		sigprocmask(SIG_BLOCK, &block, &prev);
+		int slot = -1;
 		for (int i = 0; i < jobs; i++)
-			if (pid[i] == p)
+			if (pid[i] == p) {
 				pid[i] = 0;
+				slot = i;
+			}
 		sigprocmask(SIG_SETMASK, &prev, NULL);
+		if (slot < 0)
+			continue;   /* not a worker of ours (a plug-in's own child) */
 		running--;
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			failed++;
+		failed += reap_worker(&js[job[slot]], p, status);
 		progress(++done, n, t0, on);
 	}
 	int sig = stop_signal;

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "policy.h"
 #include "common.h"
 #include "ioless.h"
@@ -24,6 +26,7 @@
 #include "../../include/wblab/policy.h"
 #include "../nfs/nfs_era.h"
 #include "../sim/page_writeback.h"
+#include "../sim/vmstat.h"
 
 static struct {
 	const struct wblab_policy *pol;
@@ -87,13 +90,23 @@ static uint64_t pol_setpoint(struct sim *s, const struct dirty_throttle_control 
 	return sp;
 }
 
+/* 3.2 multiplies the rate limit (pages/s, below 2^32) by the ratio in 64
+ * bits: a ratio of 2^32 (4 M x 1.0) or more would overflow it */
+#define POS_RATIO_MAX (1ULL << 32)
+
 static uint64_t pol_position_ratio(struct sim *s, const struct dirty_throttle_control *d)
 {
 	if (!P.pol->position_ratio)
 		return bdi_position_ratio_at(s, d, pol_setpoint(s, d));
 	struct wblab_dtc o;
 	to_pub(d, &o);
-	return P.pol->position_ratio(&api, (struct wblab_sim *)s, &o);
+	uint64_t r = P.pol->position_ratio(&api, (struct wblab_sim *)s, &o);
+	if (r >= POS_RATIO_MAX) {
+		violation(s, "position-range: position_ratio() returned %llu, not below 2^32 (1024 is 1.0; "
+			  "the rate limit times it must fit 64 bits)", (unsigned long long)r);
+		return bdi_position_ratio_at(s, d, pol_setpoint(s, d));
+	}
+	return r;
 }
 
 static uint64_t nr_dirtiers(const struct sim *s, const struct bdi *bdi)
@@ -139,14 +152,36 @@ static void lib_bdp(struct sim *s, struct task *t, uint64_t pages_dirtied)
 	balance_dirty_pages_32_hooked(s, t, pages_dirtied, &hooks);
 }
 
+static void no_throttle(struct sim *s)
+{
+	violation(s, "no-throttle: balance_dirty_pages() ran %llu times and never called "
+		  "wb->balance_dirty_pages_32(): no balance_dirty_pages events", (unsigned long long)P.bdp_hooks);
+}
+
+/* Page cache cannot outgrow memory: a kernel would reclaim or stall the
+ * writer long before.  The model has no reclaim, so a throttle that lets
+ * dirty pages past memory would give numbers no machine can show. */
+static void check_memory(struct sim *s)
+{
+	uint64_t held = global_page_state(s, NR_FILE_DIRTY) + global_page_state(s, NR_WRITEBACK) +
+			global_page_state(s, NR_UNSTABLE_NFS);
+	if (held > s->total_pages && P.bdp_hooks && !P.bdps)
+		no_throttle(s);   /* what let them through: the more useful name */
+	else if (held > s->total_pages)
+		violation(s, "dirty-beyond-memory: %llu pages dirty, under writeback or unstable, more than "
+			  "the machine's %llu: the throttle did not hold the writers back",
+			  (unsigned long long)held, (unsigned long long)s->total_pages);
+}
+
 static void pol_bdp(struct sim *s, struct task *t, uint64_t pages_dirtied)
 {
 	if (!P.pol->balance_dirty_pages) {
 		lib_bdp(s, t, pages_dirtied);
-		return;
+	} else {
+		P.bdp_hooks++;
+		P.pol->balance_dirty_pages(&api, (struct wblab_sim *)s, (struct wblab_task *)t, pages_dirtied);
 	}
-	P.bdp_hooks++;
-	P.pol->balance_dirty_pages(&api, (struct wblab_sim *)s, (struct wblab_task *)t, pages_dirtied);
+	check_memory(s);
 }
 
 /* ---- the model's hooks ------------------------------------------------------- */
@@ -193,9 +228,7 @@ static void m_finish(struct sim *s)
 			  "wb->update_dirty_ratelimit_32(): no bdi_dirty_ratelimit events, "
 			  "ratelimit_updates would be 0", (unsigned long long)P.update_hooks);
 	else if (P.bdp_hooks && !P.bdps)
-		violation(s, "no-throttle: balance_dirty_pages() ran %llu times and never called "
-			  "wb->balance_dirty_pages_32(): no balance_dirty_pages events",
-			  (unsigned long long)P.bdp_hooks);
+		no_throttle(s);
 }
 
 /* ---- the API table ------------------------------------------------------------ */
@@ -316,6 +349,45 @@ static int file_hash(const char *path, uint64_t *h)
 
 #define LOADFAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return NULL; } while (0)
 
+#define PROBE_LOADED 42
+
+/* Loading runs the plug-in's code (its constructors, wblab_policy_init): do
+ * it first in a child, so a plug-in that crashes or exits there is named in
+ * one line instead of taking wblab down without a word.  0 when the child
+ * got through; the checks themselves are made again by the real load. */
+static int probe_load(const char *file, char *err, size_t errlen)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 0;   /* no probe: the load itself still runs */
+	if (pid == 0) {
+		void *h = dlopen(P.path, RTLD_NOW | RTLD_LOCAL);
+		const struct wblab_policy *(*init)(const struct wblab_api *) =
+			h ? (const struct wblab_policy *(*)(const struct wblab_api *))dlsym(h, "wblab_policy_init")
+			  : NULL;
+		const uint32_t *abi = h ? dlsym(h, "wblab_policy_abi") : NULL;
+		if (init && abi && *abi == WBLAB_POLICY_ABI)
+			(void)init(&api);
+		_exit(PROBE_LOADED);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFSIGNALED(st)) {
+		snprintf(err, errlen, "policy %s: crashed while loading (signal %d, %s): in its constructors or "
+			 "wblab_policy_init()", file, WTERMSIG(st), strsignal(WTERMSIG(st)));
+		return -1;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != PROBE_LOADED) {
+		snprintf(err, errlen, "policy %s: exited (status %d) while loading: in its constructors or "
+			 "wblab_policy_init()", file, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return -1;
+	}
+	return 0;
+}
+
 const struct throttle_model *policy_model(void)
 {
 	return P.pol ? &P.model : NULL;
@@ -327,6 +399,8 @@ const struct throttle_model *policy_load(const char *file, char *err, size_t err
 		LOADFAIL("--policy %s: one plug-in per run (%s is loaded)", file, P.path);
 	if (!realpath(file, P.path))
 		LOADFAIL("policy %s: %s", file, strerror(errno));
+	if (probe_load(file, err, errlen))
+		return NULL;
 	/* dlopen looks a bare name up in the library path: the resolved path never is one */
 	void *h = dlopen(P.path, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
