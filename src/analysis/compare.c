@@ -287,7 +287,9 @@ struct sample {
 	int col;
 	double v;
 	int na;                /* the result did not measure the metric */
+	int dup;               /* the same run as an earlier result of its cell */
 	struct kvfile *env;    /* params (params.KEY) and env (env.KEY) */
+	char *dir;
 };
 
 struct builder {
@@ -397,7 +399,7 @@ static int add_sample(struct builder *b, char *key, const char *colname, double 
 		b->cap = b->cap ? 2 * b->cap : 64;
 		b->s = xrealloc(b->s, (size_t)b->cap * sizeof(*b->s));
 	}
-	b->s[b->ns++] = (struct sample){ key, col, v, na, env };
+	b->s[b->ns++] = (struct sample){ key, col, v, na, 0, env, xstrdup(dir) };
 	return 0;
 }
 
@@ -476,7 +478,7 @@ static void fold_cell(struct cmp_cell *c, const struct sample *s, int n)
 	double mean = 0, m2 = 0;
 	int k = 0;
 	for (int i = 0; i < n; i++) {
-		if (s[i].na)
+		if (s[i].na || s[i].dup)
 			continue;
 		double d = s[i].v - mean;
 		k++;
@@ -586,9 +588,71 @@ static int order_columns(struct builder *b)
 	return bad ? -1 : 0;
 }
 
+/* every key with the same value in both, identity keys (seed, run) too;
+ * results with no params or env (nothing says which run they are) never */
+static int env_same(const struct kvfile *x, const struct kvfile *y)
+{
+	int named = 0;
+	for (int i = 0; i < x->n; i++)
+		named |= !strncmp(x->v[i].key, "params.", 7) || !strncmp(x->v[i].key, "env.", 4);
+	if (!named || x->n != y->n)
+		return 0;
+	for (int i = 0; i < x->n; i++) {
+		const struct kv *e = kvf_get(y, x->v[i].key);
+		if (!e || strcmp(e->val, x->v[i].val))
+			return 0;
+	}
+	return 1;
+}
+
+/* the two stats files byte for byte: every metric, not only the one shown */
+static int same_stats(const char *a, const char *b)
+{
+	char *pa = xprintf("%s/stats", a), *pb = xprintf("%s/stats", b), err[256];
+	FILE *fa = fopen_regular(pa, 1, err, sizeof(err)), *fb = fopen_regular(pb, 1, err, sizeof(err));
+	int same = fa && fb;
+	while (same) {
+		int ca = getc(fa), cb = getc(fb);
+		same = ca == cb;
+		if (ca == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	free(pa);
+	free(pb);
+	return same;
+}
+
+/* A cell's results that repeat an earlier one exactly (same value, and the
+ * same params, seed and env: a copied tree, or two --repeat series whose
+ * seeds overlap) are one run, counted once: as repeats they would shrink
+ * the stddev and fake significance.  Sorted samples: a cell is a run of
+ * equal (key, col). */
+static int mark_duplicates(struct builder *b)
+{
+	int n = 0;
+	for (int i = 0; i < b->ns; i++)
+		for (int k = i - 1; k >= 0 && b->s[k].col == b->s[i].col && !strcmp(b->s[k].key, b->s[i].key); k--)
+			if (!b->s[k].dup && b->s[k].na == b->s[i].na && (b->s[i].na || b->s[k].v == b->s[i].v) &&
+			    env_same(b->s[k].env, b->s[i].env) && same_stats(b->s[k].dir, b->s[i].dir)) {
+				b->s[i].dup = 1;
+				n++;
+				break;
+			}
+	return n;
+}
+
 static void fold_rows(struct builder *b, struct cmp_table *t)
 {
 	qsort(b->s, (size_t)b->ns, sizeof(*b->s), cmp_sample);
+	int dups = mark_duplicates(b);
+	if (dups)
+		sv_push(&b->notes, xprintf("%d result(s) repeat another result of their cell exactly (the "
+					   "same stats, params, seed and env: a copied tree, or repeats "
+					   "whose seeds overlap) and are counted once", dups));
 	for (int i = 0; i < b->ns;) {
 		int j = i;
 		while (j < b->ns && strcmp(b->s[j].key, b->s[i].key) == 0)
@@ -744,7 +808,7 @@ static void diff_collect(void *arg, const char *k, const char *a, const char *b)
 }
 
 /* Notes: what differs between the columns' results (first result of each
- * cell against the baseline cell's), and cells that merge results differing
+ * cell against the row's leftmost, i.e. the baseline, cell's), and cells that merge results differing
  * in anything but run/seed.  Must run before fold_rows frees nothing: uses
  * b->s sorted by (key, col). */
 static void env_notes(struct builder *b)
@@ -754,11 +818,19 @@ static void env_notes(struct builder *b)
 		int j = i;
 		while (j < b->ns && strcmp(b->s[j].key, b->s[i].key) == 0)
 			j++;
+		/* the row's reference: the first result of its leftmost column (the
+		 * baseline where it has the case), not of the first column read */
+		int ref = i;
+		for (int k = i + 1; k < j; k++)
+			if (b->pos[b->s[k].col] < b->pos[b->s[ref].col])
+				ref = k;
+		while (ref > i && b->s[ref - 1].col == b->s[ref].col)
+			ref--;
 		for (int k = i; k < j; k++) {
-			if (b->s[k].col != b->s[i].col && (k == i || b->s[k].col != b->s[k - 1].col)) {
-				cols.col_a = b->cols.v[b->s[i].col];
+			if (b->s[k].col != b->s[ref].col && (k == i || b->s[k].col != b->s[k - 1].col)) {
+				cols.col_a = b->cols.v[b->s[ref].col];
 				cols.col_b = b->cols.v[b->s[k].col];
-				env_diff(b->s[i].env, b->s[k].env, b->field, diff_collect, &cols);
+				env_diff(b->s[ref].env, b->s[k].env, b->field, diff_collect, &cols);
 			}
 			if (k > i && b->s[k].col == b->s[k - 1].col) {
 				int first = k - 1;
@@ -965,6 +1037,7 @@ static void builder_free(struct builder *b)
 	free(b->vre);
 	for (int i = 0; i < b->ns; i++) {
 		free(b->s[i].key);
+		free(b->s[i].dir);
 		if (b->s[i].env) {
 			kvf_free(b->s[i].env);
 			free(b->s[i].env);

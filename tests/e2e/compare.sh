@@ -324,4 +324,23 @@ for d in "$T"/u/*/*-3.2-ioless; do printf 'x = tea\037FAKECOL\n' >>"$d/params"; 
 check "json env diff of odd bytes: valid JSON, every field kept, no field shifted" \
 	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=[x for x in d[\"env_diff\"] if x[\"key\"]==\"params.x\"][0]; assert e[\"a\"]==\"caf?\" and e[\"b\"]==\"tea?FAKECOL\" and e[\"column_b\"]==\"3.2-ioless\", e" "$T/u.json"'
 
+# the same run twice in a cell (a copied tree; repeats with overlapping seeds)
+# is one repeat, not two: as two it would shrink the stddev
+C=ext4-1dd-4k-8p-4096M-10M:10
+"$WBLAB" sim -q -t 5 --no-trace -k current,3.2-ioless --repeat 3 -o "$T/dup" "$C" >/dev/null 2>&1
+cp -r "$T/dup" "$T/dupcopy"
+"$WBLAB" compare --format tsv "$T/dup" >"$T/dup1.tsv" 2>/dev/null
+"$WBLAB" compare --format tsv "$T/dup" "$T/dupcopy" >"$T/dup2.tsv" 2>"$T/dup2.err"
+check "a copied tree adds no repeats: the same runs, stddev and p as the tree alone" \
+	'cmp "$T/dup1.tsv" "$T/dup2.tsv" >&2 && awk -F"\t" "NR > 1 && !/^TOTAL/ && \$5 != 3 { bad = 1 } NR > 1 && !/^TOTAL/ { n++ } END { exit bad || n != 2 }" "$T/dup2.tsv" &&
+	 grep -q "6 result(s) repeat another result of their cell exactly" "$T/dup2.err"'
+"$WBLAB" sim -q -t 5 --no-trace -k current,3.2-ioless --seed 3 --repeat 2 -o "$T/dup" "$C" >/dev/null 2>&1
+check "repeats whose seeds overlap (3, 4, 3): two runs per cell" \
+	'"$WBLAB" compare --format tsv "$T/dup" 2>/dev/null | awk -F"\t" "NR > 1 && !/^TOTAL/ && \$5 != 2 { bad = 1 } NR > 1 && !/^TOTAL/ { n++ } END { exit bad || n != 2 }"'
+# "differs" names the baseline's value first, whatever order the results are read in
+"$WBLAB" sim -q -t 5 --no-trace -k 3.2-ioless,3.1-vanilla --set hz=1000 -o "$T/hz" "$C" >/dev/null 2>&1
+"$WBLAB" sim -q -t 5 --no-trace -k current --set hz=250 -o "$T/hz" "$C" >/dev/null 2>&1
+check "differs: the baseline column's value against the other's" \
+	'"$WBLAB" compare --order 3.2-ioless,current,3.1-vanilla "$T/hz" 2>/dev/null | grep -qx "differs: params.hz = 1000 (3.2-ioless), 250 (current)"'
+
 check_cmd "help text" bash -c "'$WBLAB' help compare | grep -q 'usage: wblab compare'"
