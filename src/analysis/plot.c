@@ -901,6 +901,8 @@ struct axis {
 	double max;             /* highest value of any point */
 	int capped;             /* hi < max: points above are marked on the top edge */
 	size_t above;           /* points above hi (before decimation to pixels) */
+	size_t zeros;           /* log axis: points at 0 (or below), drawn at `floor` */
+	double floor;
 };
 
 /* Graphs whose y1 values are per-call samples: a start-up burst (a 1200 ms
@@ -924,8 +926,10 @@ static void axis_range(struct axis *a, const struct line *l, int n, int y2, doub
 			continue;
 		for (size_t k = 0; k < l[i].n; k++) {
 			double v = l[i].p[k].v;
-			if (a->log && !(v > 0))
+			if (a->log && !(v > 0)) {
+				a->zeros++;
 				continue;
+			}
 			if (first || v < a->lo)
 				a->lo = v;
 			if (first || v > a->max)
@@ -936,8 +940,15 @@ static void axis_range(struct axis *a, const struct line *l, int n, int y2, doub
 		}
 	}
 	a->used = !first;
-	if (!a->used)
+	if (!a->used) {
+		if (a->log && a->zeros) {   /* only zeros: a floor at 1 */
+			a->used = 1;
+			a->lo = a->max = a->hi = 4;
+			a->floor = 1;
+			a->lo = a->floor;
+		}
 		return;
+	}
 	a->hi = a->max;
 	if (robust && steady > 0 && a->max > CAP_FACTOR * steady) {
 		a->hi = steady * 1.05;
@@ -947,6 +958,22 @@ static void axis_range(struct axis *a, const struct line *l, int n, int y2, doub
 		a->lo = 0;      /* amounts: from zero */
 	if (!(a->hi > a->lo))
 		a->hi = a->log ? a->lo * 2 : a->lo + 1;
+	/* a log scale has no 0: such points (a task_ratelimit of 0 over the
+	 * hard limit) go on a floor a factor 4 under the smallest value, which
+	 * the axis label names, instead of vanishing from the graph */
+	if (a->zeros) {
+		a->floor = a->lo / 4;
+		a->lo = a->floor;
+	}
+}
+
+static void zeros_to_floor(struct line *l, const struct axis *a)
+{
+	if (!a->log || !a->zeros)
+		return;
+	for (size_t k = 0; k < l->n; k++)
+		if (!(l->p[k].v > 0))
+			l->p[k].v = a->floor;
 }
 
 static void decimate_line(struct line *l, const struct axis *a, double xmax)
@@ -1023,7 +1050,11 @@ static void gp_header(FILE *f, enum plot_graph g, const char *title, const struc
 	if (ax[0].used)
 		gp_axis(f, "y", &ax[0]);
 	if (d->y2label && ax[1].used) {
-		fprintf(f, "set y2label '%s'\nset y2tics\nset ytics nomirror\n", d->y2label);
+		if (ax[1].zeros)
+			fprintf(f, "set y2label '%s; 0 drawn at %.3g'\nset y2tics\nset ytics nomirror\n", d->y2label,
+				ax[1].floor);
+		else
+			fprintf(f, "set y2label '%s'\nset y2tics\nset ytics nomirror\n", d->y2label);
 		gp_axis(f, "y2", &ax[1]);
 	}
 }
@@ -1223,8 +1254,10 @@ int plot_write_graph(struct plot_run *const *runs, int nruns, enum plot_graph g,
 		if (above)
 			nabove = above_marks(l, n, &ax[0], xmax, above);
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		zeros_to_floor(&l[i], &ax[l[i].y2]);
 		decimate_line(&l[i], &ax[l[i].y2], xmax);
+	}
 	if (!write_dat(outdir, gdefs[g].name, l, n, runs, above, nabove, xmax, err, errlen))
 		rc = write_gp(outdir, g, full, l, n, runs, nruns, ax, xmax, nabove > 0, err, errlen);
 out:

@@ -296,3 +296,11 @@ check "validate --report: the page has the 2 real and 2 simulated results" 'grep
 # the dashed (simulated) run's last time in each overlay: about 3 and 6 s
 lastsim() { awk '/^# index/ {on = index($0, "run current ")} on && !/^#/ && NF {if ($1 > m) m = $1} END {print m + 0}' "$1/plots/overlay-current/global_dirty_state.dat"; }
 check "validate --report: each real run is overlaid with its own simulation ($(lastsim "$R1") s, $(lastsim "$R2") s)" 'awk -v a="$(lastsim "$R1")" -v b="$(lastsim "$R2")" "BEGIN {exit !(a > 2 && a < 4 && b > 5 && b < 7)}"'
+# a task_ratelimit of 0 (over the hard limit) has no place on the log2 axis:
+# drawn on a floor the y2 label names, not dropped
+"$WBLAB" sim -q -t 30 -k 3.2-ioless -o "$T/rl0" nfs-2dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+"$WBLAB" plot "$T"/rl0/*/* >/dev/null 2>&1
+P0=$(find "$T/rl0" -name balance_dirty_pages-pages.gp)
+Z=$(awk '/task ratelimit/ {on = 1; next} /^# index/ {on = 0} on && NF == 2 && $2 + 0 > 0 && $2 + 0 < 0.002 {n++} END {print n + 0}' "${P0%.gp}.dat")
+check "zero ratelimits drawn at the axis floor the label names ($Z points)" \
+  'grep -q "set y2label .ratelimit (MB/s, log2); 0 drawn at 0.000977." "$P0" && [ "$Z" -gt 10 ]'
