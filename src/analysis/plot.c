@@ -1093,10 +1093,9 @@ static void gp_plot(FILE *f, const char *name, const struct line *l, int n, int 
 		}
 	for (int i = 0; i < n; i++) {
 		char title[256], color[32], with[64];
-		if (nruns > 1)
-			snprintf(title, sizeof(title), "%s (%s)", l[i].title, runs[l[i].run]->label);
-		else
-			snprintf(title, sizeof(title), "%s", l[i].title);
+		/* an overlay's runs are told apart by the solid/dashed entries
+		 * above: a run label on every line would run off the key */
+		snprintf(title, sizeof(title), "%s", l[i].title);
 		run_color(l[i].color, l[i].run, color, sizeof(color));
 		snprintf(with, sizeof(with), "%s", is_markers(&l[i]) ? "lines lw 3" : l[i].with);
 		fprintf(f, "  '%s.dat' index %d using 1:2 axes x1%s with %s lc rgb '%s' dt %d ",
@@ -1206,8 +1205,9 @@ static int write_gp(const char *outdir, enum plot_graph g, const char *title, co
 	gp_header(f, g, title, ax, xmax);
 	/* gd's png took less than half pngcairo's time on these graphs
 	 * (docs/plot-report.md has the measurement); the SVG is the sharp copy */
-	fprintf(f, "set terminal png size %d,%d noenhanced rounded font 'sans,10'\n"
-		   "set output '%s.png'\n", PNG_W, PNG_H, name);
+	/* ... but gd draws no dash types, which tell an overlay's runs apart */
+	fprintf(f, "set terminal %s size %d,%d noenhanced rounded font 'sans,10'\n"
+		   "set output '%s.png'\n", nruns > 1 ? "pngcairo" : "png", PNG_W, PNG_H, name);
 	gp_plot(f, name, l, n, nruns, runs, ax, nabove);
 	fprintf(f, "set terminal svg size %d,%d noenhanced rounded font 'sans,10' background rgb 'white'\n"
 		   "set output '%s.svg'\nreplot\nset output\n", PLOT_W, PLOT_H, name);

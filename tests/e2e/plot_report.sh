@@ -63,8 +63,9 @@ check "3.1 sum line keeps its unstable name" 'grep -q "dirty+writeback+unstable"
 OV="$D32/plots/overlay-3.1-vanilla"
 check "overlay exits 0 into DIR/plots/overlay-KERNEL2" '[ $rc -eq 0 ] && [ -d "$OV" ]'
 check "overlay graphs valid" 'png_ok "$OV/global_dirty_state.png" && svg_ok "$OV/global_dirty_state.svg"'
-check "overlay keys name both kernels" 'grep -q "(3.2-ioless)" "$OV/global_dirty_state.gp" && grep -q "(3.1-vanilla)" "$OV/global_dirty_state.gp"'
-check "overlay SVG shows both kernels" 'grep -q "dirty (3.1-vanilla)" "$OV/global_dirty_state.svg" && grep -q "dirty (3.2-ioless)" "$OV/global_dirty_state.svg"'
+check "overlay keys name both kernels, once each" 'grep -q "title .solid: 3.2-ioless." "$OV/global_dirty_state.gp" && grep -q "title .dashed: 3.1-vanilla." "$OV/global_dirty_state.gp" && ! grep -q "(3.1-vanilla)" "$OV/global_dirty_state.gp"'
+check "overlay SVG shows both kernels" 'grep -q "solid: 3.2-ioless" "$OV/global_dirty_state.svg" && grep -q "dashed: 3.1-vanilla" "$OV/global_dirty_state.svg"'
+check "overlay PNG by pngcairo (gd draws no dashes), a single run's by gd" 'grep -q "^set terminal pngcairo" "$OV/global_dirty_state.gp" && grep -q "^set terminal png " "$D32/plots/global_dirty_state.gp"'
 check "overlay: second run dashed" 'grep -q "dt 2" "$OV/global_dirtied_written.gp"'
 check "overlay notes graphs only one run has" 'grep -q "note balance_dirty_pages-pages: drawn for one run only (3.1-vanilla: no balance_dirty_pages events)" "$T/outov"'
 "$W" plot -o "$T/ov2" --overlay "$D32" "$D31" >/dev/null 2>&1
