@@ -33,7 +33,7 @@ const char *mkfs_options(const char *fs)
 	return "-q -f";
 }
 
-int run_quiet(char *const argv[])
+int run_quiet(char *const argv[], const volatile sig_atomic_t *stop)
 {
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -56,14 +56,18 @@ int run_quiet(char *const argv[])
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
+	int st, killed = 0;
+	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR)
 			return -1;
+		/* the run is stopping: a 64G mkfs would hold the undo for half a minute */
+		if (stop && *stop && !killed)
+			killed = kill(pid, SIGKILL) == 0;
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-int mkfs_run(const char *fs, const char *dev, char *err, size_t errlen)
+int mkfs_run(const char *fs, const char *dev, const volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
 	char tool[256], opts[256], *argv[16];
 	int argc = 0;
@@ -78,7 +82,11 @@ int mkfs_run(const char *fs, const char *dev, char *err, size_t errlen)
 		argv[argc++] = t;
 	argv[argc++] = (char *)dev;
 	argv[argc] = NULL;
-	int rc = run_quiet(argv);
+	int rc = run_quiet(argv, stop);
+	if (rc && stop && *stop) {
+		err[0] = 0;   /* stopped by the run's signal, not a failure of mkfs */
+		return -1;
+	}
 	if (rc) {
 		snprintf(err, errlen, "%s %s %s failed (status %d)", tool, mkfs_options(fs), dev, rc);
 		return -1;

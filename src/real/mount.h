@@ -1,6 +1,7 @@
 /* mkfs and mount of the test file system under the scratch dir. */
 #ifndef WBLAB_REAL_MOUNT_H
 #define WBLAB_REAL_MOUNT_H
+#include <signal.h>
 #include <stddef.h>
 #include "journal.h"
 
@@ -9,7 +10,7 @@ int mkfs_tool(const char *fs, char *buf, size_t n);
 /* The options wblab passes to mkfs for fs (for the env record too). */
 const char *mkfs_options(const char *fs);
 /* Runs mkfs quietly; 0 or -1 with err. */
-int mkfs_run(const char *fs, const char *dev, char *err, size_t errlen);
+int mkfs_run(const char *fs, const char *dev, const volatile sig_atomic_t *stop, char *err, size_t errlen);
 /* Journals and creates dir, journals and mounts dev there.  0 or -1. */
 int mount_fs(struct journal *j, const char *fs, const char *dev, const char *dir,
 	     char *err, size_t errlen);
@@ -19,6 +20,6 @@ int mount_options(const char *dir, char *buf, size_t n);
 int mount_undo(const struct jentry *e);
 int dir_undo(const struct jentry *e);
 /* Runs argv (NULL-terminated) with stdout to /dev/null; its exit status or -1. */
-int run_quiet(char *const argv[]);
+int run_quiet(char *const argv[], const volatile sig_atomic_t *stop);
 
 #endif

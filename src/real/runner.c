@@ -101,6 +101,7 @@ struct run_ctx {
 	char out[4096];            /* -o as checked: canonical, used from then on */
 	int argc;
 	char **argv;
+	int kept;                  /* results committed and printed */
 };
 
 struct case_out {
@@ -175,13 +176,17 @@ static int setup_fs(struct run_ctx *x, const struct wb_case *c, struct loopdev *
 	if (x->o->dev ? use_dev(x->o, l, err, errlen)
 		      : loop_setup(&x->j, image, x->o->image_size, l, err, errlen))
 		return -1;
-	/* the device's own writeback knobs and, for an emulated disk, its cap */
-	if (bdi_reset(&x->j, l->majmin, &x->o->bdi, err, errlen) ||
-	    ((x->o->device_bw > 0 || x->o->device_iops > 0) &&
-	     blkthrottle_set(&x->j, l->majmin, (uint64_t)(x->o->device_bw * 1048576.0),
-			     x->o->device_iops, err, errlen)))
+	/* the device's own writeback knobs and, for an emulated disk, its cap:
+	 * the cap after mkfs and mount, so mkfs runs at the device's speed and
+	 * the undo lifts the cap before the unmount flushes what is left */
+	if (bdi_reset(&x->j, l->majmin, &x->o->bdi, err, errlen))
 		return -1;
-	if (mkfs_run(c->fs, l->dev, err, errlen) || mount_fs(&x->j, c->fs, l->dev, mnt, err, errlen))
+	if (mkfs_run(c->fs, l->dev, &interrupted, err, errlen) ||
+	    mount_fs(&x->j, c->fs, l->dev, mnt, err, errlen))
+		return -1;
+	if ((x->o->device_bw > 0 || x->o->device_iops > 0) &&
+	    blkthrottle_set(&x->j, l->majmin, (uint64_t)(x->o->device_bw * 1048576.0), x->o->device_iops,
+			    err, errlen))
 		return -1;
 	if (sysctl_set_knob(&x->j, &c->thresh, 0, err, errlen) ||
 	    sysctl_set_knob(&x->j, &c->bg, 1, err, errlen))
@@ -232,9 +237,11 @@ static int run_writers(struct run_ctx *x, const struct wb_case *c, const struct 
 		out->trace_bytes = cap.bytes;
 		out->overrun = real_tracefs_overrun(ti);
 	}
-	/* a write error the page cache swallowed shows in syncfs and the kernel log */
-	int mfd = open(mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (mfd < 0 || syncfs(mfd)) {
+	/* a write error the page cache swallowed shows in syncfs and the kernel
+	 * log; a stopped run's result is discarded, and its flush waits for the
+	 * undo, which lifts the cap first */
+	int mfd = interrupted ? -2 : open(mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (mfd == -1 || (mfd >= 0 && syncfs(mfd))) {
 		out->io_errors++;
 		snprintf(out->io_error, sizeof(out->io_error), "syncfs of %.300s failed: %s", mnt,
 			 strerror(errno));
@@ -463,6 +470,7 @@ static int run_case(struct run_ctx *x, struct wb_case *c, int run, char *err, si
 		return interrupted && !failed ? 0 : -1;
 	}
 	journal_undo_to(&x->j, mark, real_undo, &x->undo);  /* committed: nothing to remove */
+	x->kept++;
 	char bws[32] = "n/a";
 	if (!isnan(bw))
 		snprintf(bws, sizeof(bws), "%.1f MB/s", bw);
@@ -670,13 +678,16 @@ int real_run(struct run_opts *o, int argc, char **argv)
 				rc = 1;
 	if (rc && err[0])
 		wb_error("%s", err);
-	if (close_run(&x, &st)) {
+	int undo_failed = close_run(&x, &st);
+	if (undo_failed) {
 		wb_error("some changes could not be undone; run 'wblab run --cleanup'");
 		rc = 1;
 	}
 	if (interrupted) {
-		wb_error("interrupted by signal %d; every change was undone (results printed "
-			 "above were complete and are kept)", (int)interrupted);
+		wb_error("interrupted by signal %d; %s%s", (int)interrupted,
+			 undo_failed ? "the changes above were not all undone" : "every change was undone",
+			 x.kept ? " (the results printed above were complete and are kept)"
+				: "; no result was kept");
 		return 1;
 	}
 	return rc;

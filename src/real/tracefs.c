@@ -5,10 +5,12 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include "tracefs.h"
 #include "fileio.h"
 #include "mount.h"
+#include "statedir.h"
 #include "../util/util.h"
 
 /* The events the shared stats code understands on a modern kernel. */
@@ -106,17 +108,62 @@ int real_tracefs_instance(struct journal *j, const char *root, const char *name,
 	return enable_events(t, bdi, err, errlen);
 }
 
-int instance_undo(const struct jentry *e)
+#define TRACEFS_MAGIC 0x74726163
+
+static int instance_rmdir(const char *path)
 {
-	if (e->nargs != 1)
-		return 0;
 	for (int tries = 0; tries < 50; tries++) {
-		if (rmdir(e->args[0]) == 0 || errno == ENOENT)
+		if (rmdir(path) == 0 || errno == ENOENT)
 			return 0;
 		if (errno != EBUSY)
 			break;
 		usleep(100000);  /* a reader still has trace_pipe open */
 	}
+	return -1;
+}
+
+/* An instance lives in tracefs, not in the mount it was made through: when
+ * the run's private mount is gone (its scratch dir removed after a crash),
+ * "no such file" under it says nothing, and the instance may still be
+ * tracing.  So remove it through a private mount of our own, in the
+ * root-only state dir. */
+static int instance_undo_elsewhere(const char *name)
+{
+	static const char dir[] = WBLAB_STATE_DIR "/tracefs-undo";
+	char p[sizeof(dir) + 1100];
+	struct statfs sf;
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -1;
+	int mounted = statfs(dir, &sf) == 0 && sf.f_type == TRACEFS_MAGIC;
+	if (!mounted && mount("nodev", dir, "tracefs", 0, NULL))
+		return -1;
+	snprintf(p, sizeof(p), "%s/instances/%s", dir, name);
+	int rc = instance_rmdir(p);
+	int e = errno;
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	errno = e;
+	return rc;
+}
+
+int instance_undo(const struct jentry *e)
+{
+	if (e->nargs != 1)
+		return 0;
+	const char *name = strrchr(e->args[0], '/');
+	name = name ? name + 1 : e->args[0];
+	char root[4200];
+	snprintf(root, sizeof(root), "%s", e->args[0]);
+	char *cut = strstr(root, "/instances/");
+	if (cut)
+		*cut = 0;
+	struct statfs sf;
+	int through_run = cut && statfs(root, &sf) == 0 && sf.f_type == TRACEFS_MAGIC;
+	/* only a name this runner makes: a journal line cannot name another's instance */
+	if (strncmp(name, "wblab-", 6) || strspn(name + 6, "0123456789") != strlen(name + 6) || !name[6])
+		return -1;
+	if (through_run ? instance_rmdir(e->args[0]) == 0 : instance_undo_elsewhere(name) == 0)
+		return 0;
 	wb_error("cannot remove tracefs instance '%s': %s", e->args[0], strerror(errno));
 	return -1;
 }

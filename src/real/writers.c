@@ -42,6 +42,17 @@ unsigned long long proc_start_time(pid_t pid)
 	return st;
 }
 
+/* a zombie has ended: its pages and files are released, only the parent's
+ * (here often a slow-reaping PID 1's) wait is left */
+static int proc_is_zombie(pid_t pid)
+{
+	char buf[1024];
+	if (file_readf(buf, sizeof(buf), "/proc/%d/stat", (int)pid))
+		return 0;
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 static void writer_main(struct writer_shared *sh, int idx, const char *path, uint64_t bs,
 			uint64_t cap)
 {
@@ -160,7 +171,9 @@ int writer_undo(const struct jentry *e)
 	    file_readf(comm, sizeof(comm), "/proc/%d/comm", (int)pid) || strcmp(comm, "dd") != 0)
 		return 0;  /* gone, or the pid now belongs to someone else */
 	kill(pid, SIGKILL);
-	for (int tries = 0; tries < 100 && proc_start_time(pid) == st; tries++) {
+	usleep(1000);
+	waitpid(pid, NULL, WNOHANG);  /* ours: reaped at once, not left a zombie */
+	for (int tries = 0; tries < 100 && proc_start_time(pid) == st && !proc_is_zombie(pid); tries++) {
 		waitpid(pid, NULL, WNOHANG);  /* reaps it when it is our child */
 		usleep(20000);
 	}

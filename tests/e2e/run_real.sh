@@ -179,6 +179,65 @@ check_cmd "SIGKILL + --cleanup: writers gone" eval '! pgrep -x dd -P 1 >/dev/nul
 "$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
 check_cmd "--cleanup with nothing to do exits 0" eval '[ "$rc" = 0 ] && grep -q "nothing to clean up" "$T/o"'
 
+# --- SIGKILL while another process holds the loop device open -------------------
+# LOOP_CLR_FD then only marks the device; the detach on the last close sets its
+# bdi's read_ahead_kb again, so the cleanup must wait for it before restoring
+"$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/hold" "${CASES[0]}" >"$T/o" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "$SCRATCH/wblab-run\.[0-9.]*/mnt" /proc/mounts && break; sleep 0.1; done
+dev=$(awk -v s="$SCRATCH/wblab-run" 'index($2, s) == 1 && $2 ~ /\/mnt$/ { print $1; exit }' /proc/mounts)
+if [ -b "${dev:-/nonexistent}" ]; then
+	sleep 3 <"$dev" & holder=$!
+	kill -KILL "$pid"; wait "$pid" 2>/dev/null
+	t0=$(date +%s.%N)
+	"$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
+	t1=$(date +%s.%N)
+	wait "$holder" 2>/dev/null
+	check_cmd "device held open: --cleanup waits for the detach ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s) and exits 0" \
+		eval '[ "$rc" = 0 ] && awk -v a="$t0" -v b="$t1" "BEGIN { exit !(b - a > 1) }"'
+	sleep 0.5
+	same_as_before "device held open, SIGKILL + --cleanup: machine as before (read_ahead_kb too)"
+else
+	kill -KILL "$pid"; wait "$pid" 2>/dev/null; "$WBLAB" run --cleanup >/dev/null 2>&1
+	skip "device held open: --cleanup waits for the detach" "the run's device was not found mounted"
+fi
+
+# --- SIGKILL, then the run's scratch dir removed by hand -------------------------
+# the tracefs instance lives on in tracefs though the private mount it was made
+# through is gone: --cleanup removes it through a mount of its own
+"$WBLAB" run -t 30 --image-size 1G --scratch "$SCRATCH" -o "$T/gone" "${CASES[0]}" >"$T/o" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "traced" "$T/o" && break; sleep 0.1; done
+sleep 0.5
+SYS_TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+inst=wblab-$pid
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+if [ -n "$SYS_TR" ] && [ -d "$SYS_TR/instances/$inst" ]; then
+	for m in $(awk -v s="$SCRATCH/" 'index($2, s) == 1 { print $2 }' /proc/mounts | sort -r); do umount -l "$m"; done
+	rm -rf "$SCRATCH"
+	"$WBLAB" run --cleanup >"$T/o" 2>&1; rc=$?
+	check_cmd "scratch removed after SIGKILL: --cleanup removes the still-tracing instance $inst" \
+		eval '[ ! -e "$SYS_TR/instances/$inst" ] && [ ! -e /run/wblab/tracefs-undo ]'
+	same_as_before "scratch removed after SIGKILL, --cleanup: machine as before"
+else
+	"$WBLAB" run --cleanup >/dev/null 2>&1
+	skip "scratch removed after SIGKILL: --cleanup removes the instance" "no system tracefs mount, or the instance was not seen"
+fi
+
+# --- Ctrl-C under a slow cap with much dirty data: undone in seconds ------------
+# the discarded run skips its syncfs, and the undo lifts the cap before the
+# unmount flushes (it took 16-90 s at 10 MiB/s)
+"$WBLAB" run -t 20 --no-trace --device-bw 10 --scratch "$SCRATCH" -o "$T/slow" \
+	'ext4-2dd-4k-*-*-1000M:10' >"$T/o" 2>&1 &
+pid=$!
+for _ in $(seq 150); do grep -q "traced\|untraced" "$T/o" && break; sleep 0.1; done
+sleep 3
+t0=$(date +%s.%N); kill -INT "$pid"; wait "$pid"; rc=$?; t1=$(date +%s.%N)
+secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+check_cmd "Ctrl-C with dirty data under a 10 MiB/s cap: undone in ${secs} s (< 8; 16-90 s before), exit 1, no result kept" \
+	eval '[ "$rc" = 1 ] && awk -v s="$secs" "BEGIN { exit !(s < 8) }" && grep -q "every change was undone; no result was kept" "$T/o"'
+same_as_before "Ctrl-C under a slow cap: machine as before"
+
 # --- tracing overhead: the same case untraced, then traced, in one run ---------
 "$WBLAB" run -t 2 --image-size 1G --buffer-kb 16384 --scratch "$SCRATCH" --overhead -o "$T/ovh" \
 	"${CASES[0]}" >"$T/o" 2>&1; rc=$?
