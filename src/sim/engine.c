@@ -303,15 +303,28 @@ void sim_unseen_barrier(struct sim *s)
 	yield_to_sched(s);
 }
 
+/* The 4.8+ timer wheel (calc_wheel_index): a timeout of n jiffies goes on
+ * the first level whose range holds it (level 0 below 63 jiffies, each
+ * level 8 times coarser: below 504, below 4032, ...), and fires when its
+ * bucket does, at the next multiple of the level's granularity past the
+ * expiry: one jiffy late at level 0, 1-8 at level 1 (a 100 ms pause at
+ * HZ=1000), 1-64 at level 2.  The wheel's clock is taken to be jiffies
+ * (forward_timer_base keeps it so when a CPU leaves idle). */
+uint64_t timer_wheel_expiry(uint64_t now, uint64_t n)
+{
+	unsigned shift = 0;
+	while (shift < 24 && n >= (63ULL << shift))
+		shift += 3;
+	return (((now + n) >> shift) + 1) << shift;
+}
+
 void schedule_timeout(struct sim *s, uint64_t n)
 {
 	struct sthread *t = s->current;
 	t->wake_gen++;
-	/* the 4.8+ wheel rounds the expiry up to the next bucket (one jiffy at
-	 * level 0): the sleeper wakes a tick later, seen as think = +1 jiffy */
-	if (n && s->model && s->model->timer_wheel_round_up)
-		n++;
-	schedule_resume(s, t, jiffies_to_ktime(s, jiffies(s) + n));
+	uint64_t now = jiffies(s);
+	uint64_t at = n && s->model && s->model->timer_wheel_round_up ? timer_wheel_expiry(now, n) : now + n;
+	schedule_resume(s, t, jiffies_to_ktime(s, at));
 	yield_to_sched(s);
 }
 

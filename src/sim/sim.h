@@ -281,8 +281,11 @@ void sim_destroy(struct sim *s);
 void sthread_start(struct sim *s, struct sthread *t, const char *comm, int pid, int cpu,
 		   void (*fn)(void *), void *arg);
 /* schedule_timeout_uninterruptible: sleep until the jiffy boundary n ticks on
- * (n + 1 under a model with timer_wheel_round_up) */
+ * (under a model with timer_wheel_round_up: when the 4.8+ wheel's bucket
+ * fires, timer_wheel_expiry) */
 void schedule_timeout(struct sim *s, uint64_t n_jiffies);
+/* the jiffy a timer of n jiffies set at `now` fires in the 4.8+ wheel */
+uint64_t timer_wheel_expiry(uint64_t now, uint64_t n);
 void sim_sleep_ns(struct sim *s, ktime_t ns);
 /* Sleep until woken through wq, or until `timeout_jiffies` (0 = none). Returns 1 if woken. */
 int sim_wait(struct sim *s, struct waitq *wq, uint64_t timeout_jiffies);

@@ -313,9 +313,29 @@ static void wakeups_after_a_long_idle_pay_the_exit_latency(void **state)
 	free(s);
 }
 
+/* calc_wheel_index by hand: level 0 below 63 jiffies (+1), level 1 below
+ * 504 (granularity 8), level 2 below 4032 (64) */
+static void the_timer_wheel_fires_at_its_levels_bucket(void **state)
+{
+	(void)state;
+	assert_int_equal(timer_wheel_expiry(1000, 1), 1002);
+	assert_int_equal(timer_wheel_expiry(1000, 62), 1063);
+	/* 63: level 1, expiry 1063 -> bucket (1063 >> 3) + 1 = 133 -> 1064 */
+	assert_int_equal(timer_wheel_expiry(1000, 63), 1064);
+	/* a 200 ms pause at HZ=1000: 1200 is a multiple of 8, still the next bucket */
+	assert_int_equal(timer_wheel_expiry(1000, 200), 1208);
+	assert_int_equal(timer_wheel_expiry(1001, 100), 1104);
+	assert_int_equal(timer_wheel_expiry(1000, 503), 1504);
+	/* 504: level 2, 1504 -> (1504 >> 6) + 1 = 24 -> 1536 */
+	assert_int_equal(timer_wheel_expiry(1000, 504), 1536);
+	/* 5 s at HZ=1000 (the kupdate interval): level 3, granularity 512 */
+	assert_int_equal(timer_wheel_expiry(0, 5000), 5120);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(the_timer_wheel_fires_at_its_levels_bucket),
 		cmocka_unit_test(timers_rearmed_and_cancelled_fire_once_or_never),
 		cmocka_unit_test(wakeups_before_a_wait_are_spent),
 		cmocka_unit_test(busy_threads_move_to_the_cpu_that_frees_first),
