@@ -60,6 +60,7 @@ struct vmstat {
 	int64_t exact[NR_VM_ITEMS];    /* the true sum, for invariants */
 	int64_t *diff;                 /* [cpu * NR_VM_ITEMS + item] */
 	int threshold;
+	int overstep;                  /* 3.x __inc/__dec_zone_state: fold t/2 beyond */
 };
 
 /* percpu_counter as used for the bdi stats */

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include "vmstat.h"
+#include "../throttle/throttle.h"
 #include "../util/util.h"
 
 int vmstat_threshold(int cpus, uint64_t mem_mb)
@@ -13,6 +14,11 @@ int vmstat_init(struct sim *s)
 {
 	s->vm.diff = calloc((size_t)s->ncpus * NR_VM_ITEMS, sizeof(int64_t));
 	s->vm.threshold = s->p.vmstat_drift ? vmstat_threshold(s->ncpus, s->c.mem_mb) : 0;
+	/* 3.x counts a dirtied or written page with __inc/__dec_zone_page_state,
+	 * which fold half a threshold past it; 6.x's folio accounting
+	 * (folio_account_dirtied, __folio_start/end_writeback) goes through
+	 * __mod_node_page_state, which folds what the CPU holds and restarts at 0 */
+	s->vm.overstep = !s->model || s->model->era != ERA_6X;
 	return s->vm.diff ? 0 : -1;
 }
 
@@ -31,8 +37,9 @@ void mod_zone_page_state(struct sim *s, int cpu, enum zone_stat_item item, int64
 	}
 	/* delta single-page __inc_zone_state (or __dec_zone_state) calls in one
 	 * step: the per-CPU diff folds into the global count each time it passes
-	 * the threshold t, and restarts half a threshold the other way. */
-	int64_t t = vm->threshold, h = t / 2, *d = &vm->diff[cpu * NR_VM_ITEMS + item];
+	 * the threshold t, and restarts half a threshold the other way (3.x), or
+	 * at 0 (6.x's __mod_node_page_state of one page, h = 0). */
+	int64_t t = vm->threshold, h = vm->overstep ? t / 2 : 0, *d = &vm->diff[cpu * NR_VM_ITEMS + item];
 	int64_t old = *d, x = old + delta, cycle = t + 1 + h;
 	/* (the remainder without a division when x passed t by less than a cycle) */
 	if (x > t)

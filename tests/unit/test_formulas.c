@@ -250,6 +250,49 @@ static void test_batches_equal_single_pages(void **state)
 	percpu_counter_destroy(&pb);
 }
 
+/* 6.x folio accounting: __mod_node_page_state folds what the CPU holds once
+ * it passes the threshold and restarts at 0 (no half-threshold over-step) */
+static void test_vmstat_6x_fold_without_overstep(void **state)
+{
+	(void)state;
+	static const struct throttle_model m6 = { .name = "6x", .era = ERA_6X };
+	struct sim a, b;
+	memset(&a, 0, sizeof(a));
+	a.model = &m6;
+	a.ncpus = 2;
+	a.p.vmstat_drift = 1;
+	a.c.cpus = 2;
+	a.c.mem_mb = 4096;
+	b = a;
+	struct sim c = a;
+	assert_int_equal(vmstat_init(&a), 0);
+	assert_int_equal(vmstat_init(&b), 0);
+	assert_int_equal(vmstat_init(&c), 0);
+	assert_int_equal(a.vm.threshold, 28);
+	mod_zone_page_state(&a, 1, NR_FILE_DIRTY, 28);
+	assert_int_equal(global_page_state(&a, NR_FILE_DIRTY), 0);
+	mod_zone_page_state(&a, 1, NR_FILE_DIRTY, 1);      /* 29 > 28: fold 29, diff 0 */
+	assert_int_equal(global_page_state(&a, NR_FILE_DIRTY), 29);
+	assert_int_equal(a.vm.diff[1 * NR_VM_ITEMS + NR_FILE_DIRTY], 0);
+	/* 100 more: folds at the 29th, 58th and 87th page (29 each), 13 left on the CPU */
+	mod_zone_page_state(&a, 1, NR_FILE_DIRTY, 100);
+	assert_int_equal(global_page_state(&a, NR_FILE_DIRTY), 29 + 29 + 29 + 29);
+	assert_int_equal(a.vm.diff[1 * NR_VM_ITEMS + NR_FILE_DIRTY], 13);
+	/* and a batch is the same as single pages, in both directions */
+	const int64_t steps[] = { 129, -7, 43, -250, 1, 29, -29, 500, -3, 77 };
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int64_t n = steps[i], one = n > 0 ? 1 : -1;
+		mod_zone_page_state(&b, 1, NR_FILE_DIRTY, n);
+		for (int64_t k = 0; k != n; k += one)
+			mod_zone_page_state(&c, 0, NR_WRITEBACK, one);
+		assert_int_equal(b.vm.global[NR_FILE_DIRTY], c.vm.global[NR_WRITEBACK]);
+		assert_int_equal(b.vm.diff[1 * NR_VM_ITEMS + NR_FILE_DIRTY], c.vm.diff[0 * NR_VM_ITEMS + NR_WRITEBACK]);
+	}
+	vmstat_destroy(&a);
+	vmstat_destroy(&b);
+	vmstat_destroy(&c);
+}
+
 static void test_vmstat_batch_by_hand(void **state)
 {
 	(void)state;
@@ -300,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_vmstat_drift_fold),
 		cmocka_unit_test(test_batches_equal_single_pages),
 		cmocka_unit_test(test_vmstat_batch_by_hand),
+		cmocka_unit_test(test_vmstat_6x_fold_without_overstep),
 		cmocka_unit_test(test_percpu_counter),
 	};
 	return cmocka_run_group_tests_name("formulas", tests, NULL, NULL);
