@@ -33,7 +33,7 @@ static const struct param_desc descs[] = {
 	{ "vmstat_drift", PT_U64, P(vmstat_drift), 1, 0, 1, "1: model per-CPU vmstat counter drift; 0: exact counters" },
 	{ "cpu_migrate", PT_U64, P(cpu_migrate), 1, 0, 1, "1: a thread whose CPU is busy moves to the CPU that frees first (idle pull); 0: every thread pinned" },
 	{ "writer_lookahead", PT_U64, P(writer_lookahead), 1, 0, 1, "1: a writer's burst runs past other writers' events that cannot see it (same results, fewer events); 0: every event cuts it" },
-	{ "bdi_min_ratio", PT_U64, P(bdi_min_ratio), 0, 0, 100, "/sys/class/bdi/*/min_ratio" },
+	{ "bdi_min_ratio", PT_U64, P(bdi_min_ratio), 0, 0, 99, "/sys/class/bdi/*/min_ratio (the kernel refuses a sum of 100 or more)" },
 	{ "bdi_max_ratio", PT_U64, P(bdi_max_ratio), 100, 1, 100, "/sys/class/bdi/*/max_ratio" },
 	{ "bdi_strict_limit", PT_U64, P(bdi_strict_limit), 0, 0, 1, "/sys/class/bdi/*/strict_limit (current model only)" },
 	{ "ext4_max_writeback_mb_bump", PT_U64, P(ext4_max_writeback_mb_bump), 128, 0, 65536, "/sys/fs/ext4/DEV/max_writeback_mb_bump (3.x models on ext4; gone in 3.10): ext4_da_writepages writes up to this many MiB of a file's contiguous dirty pages whatever the writeback chunk; 0: the chunk" },
