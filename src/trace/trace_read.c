@@ -1053,13 +1053,34 @@ static int __attribute__((noinline)) text_next(struct trace_reader *r, struct wb
 	}
 }
 
+/* Page counts past 2^48 (1 EiB of 4 KiB pages) are no machine's: a wrapped
+ * or made-up value that the sums and means of the stats would overflow on. */
+#define PAGES_MAX (1LL << 48)
+
+static int pages_sane(const struct trace_reader *r, const struct wb_event *e, char *err, size_t errlen)
+{
+	static const enum wb_field pages[] = { F_DIRTY, F_WRITEBACK, F_UNSTABLE, F_BG_THRESH, F_THRESH,
+					       F_LIMIT, F_DIRTIED, F_WRITTEN };
+	for (size_t i = 0; i < ARRAY_SIZE(pages); i++)
+		if (wb_event_has(e, pages[i]) && (e->v[pages[i]] < 0 || e->v[pages[i]] >= PAGES_MAX)) {
+			snprintf(err, errlen, "%s:%lu: %s=%lld pages is no machine's (0 to 2^48)", r->path,
+				 r->lineno, wb_field_name(pages[i]), (long long)e->v[pages[i]]);
+			return -1;
+		}
+	return 1;
+}
+
 int trace_reader_next(struct trace_reader *r, struct wb_event *e, char *err, size_t errlen)
 {
-	if (!r->wd)
-		return text_next(r, e, err, errlen);
+	if (!r->wd) {
+		int rc = text_next(r, e, err, errlen);
+		return rc == 1 ? pages_sane(r, e, err, errlen) : rc;
+	}
 	int rc = wbdat_next(r->wd, e, err, errlen);
 	if (rc == 1) {
 		r->lineno++;
+		if (pages_sane(r, e, err, errlen) < 0)
+			return -1;
 		if (r->echo)
 			return dat_echo(r, e, err, errlen);
 	}

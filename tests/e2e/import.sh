@@ -149,3 +149,9 @@ printf 'hello\nworld\n' >"$tmp/none.trace"
 check "no writeback events: exit 1" '[ $rc -eq 1 ] && grep -q "no writeback trace events" "$err" && [ ! -e "$tmp/e1" ]'
 "$WBLAB" help import | grep -q "usage: wblab import TRACE -o DIR"
 check "help import shows the usage" '[ $? -eq 0 ]'
+# a page count no machine has (INT64_MAX: the stats' sums would overflow into
+# a negative mean): one line naming the file, line and field, nothing written
+printf '# tracer: nop\n#\n dd-1 [000] 1.000000: global_dirty_state: dirty=9223372036854775807 writeback=0 unstable=0 bg_thresh=10 thresh=20 limit=20 dirtied=0 written=0\n' >"$tmp/huge.trace"
+"$WBLAB" import "$tmp/huge.trace" -o "$tmp/huge" --case ext4-1dd-4k-2p-1024M-10M:5 >/dev/null 2>"$err"; rc=$?
+check "an impossible page count: exit 1, FILE:LINE and the field, no result" \
+  '[ $rc -eq 1 ] && grep -qF "huge.trace:3: dirty=9223372036854775807 pages is no machine" "$err" && [ "$(wc -l <"$err")" = 1 ] && [ ! -e "$tmp/huge" ]'
