@@ -40,9 +40,17 @@ static void text_cell(FILE *f, const struct cmp_table *t, int col, double base, 
 	fputs(!c || c->sig < 0 ? "  " : c->sig ? "* " : "~ ", f);
 }
 
+/* a summary row is n/a when every row is (TOTAL and GEOMEAN), or, for
+ * GEOMEAN, when no row could enter it (all have a missing or non-positive
+ * cell): 0.00 would read as a measured value */
+static int summary_na(const struct cmp_table *t, const double *v)
+{
+	return cmp_summary_na(t) || (v == t->geomean && t->ngeomean == 0);
+}
+
 static void text_summary(FILE *f, const struct cmp_table *t, const double *v, const char *label)
 {
-	int na = cmp_summary_na(t);
+	int na = summary_na(t, v);
 	for (int c = 0; c < t->ncols; c++)
 		text_cell(f, t, c, v[0], v[c], NULL, na, na);
 	fprintf(f, "%s %s\n", label, t->metric);
@@ -134,7 +142,7 @@ static void tsv_summary(FILE *f, const struct cmp_table *t, const double *v, con
 		tsv_str(f, t->metric);
 		fputc('\t', f);
 		tsv_str(f, t->cols[c]);
-		if (cmp_summary_na(t)) {
+		if (summary_na(t, v)) {
 			fputs("\tn/a\t\t\t\t\t\n", f);
 			continue;
 		}
@@ -223,7 +231,7 @@ static json_t *json_cell(const struct cmp_cell *c, double base, int is_base)
 static json_t *json_summary(const struct cmp_table *t, const double *v)
 {
 	double pct;
-	int na = cmp_summary_na(t);
+	int na = summary_na(t, v);
 	json_t *o = json_object(), *vals = json_array(), *chg = json_array();
 	for (int c = 0; c < t->ncols; c++) {
 		json_array_append_new(vals, na ? jstr("n/a") : jnum(v[c]));

@@ -343,4 +343,13 @@ check "repeats whose seeds overlap (3, 4, 3): two runs per cell" \
 check "differs: the baseline column's value against the other's" \
 	'"$WBLAB" compare --order 3.2-ioless,current,3.1-vanilla "$T/hz" 2>/dev/null | grep -qx "differs: params.hz = 1000 (3.2-ioless), 250 (current)"'
 
+# GEOMEAN over no row (every row has a non-positive cell) is n/a, not 0.00
+mkres "$T/g0" thresh=10M ext4-1dd-4k-8p-4096M-10M:10 A 1 0
+mkres "$T/g0" thresh=10M ext4-1dd-4k-8p-4096M-10M:10 B 1 50
+"$WBLAB" compare --geomean "$T/g0" >"$T/g0.txt" 2>/dev/null
+"$WBLAB" compare --geomean --format tsv "$T/g0" >"$T/g0.tsv" 2>/dev/null
+check "GEOMEAN of no row: n/a in text and tsv" \
+	'grep "GEOMEAN write_bw" "$T/g0.txt" | grep -q "n/a" && ! grep "GEOMEAN write_bw" "$T/g0.txt" | grep -q "0\.00" &&
+	 [ "$(grep -c "^GEOMEAN write_bw	.*	n/a	" "$T/g0.tsv")" = 2 ]'
+
 check_cmd "help text" bash -c "'$WBLAB' help compare | grep -q 'usage: wblab compare'"
