@@ -243,7 +243,23 @@ static int convert(struct trace_reader *r, const struct result_dir *rd, const ch
 		fprintf(tf, "# tracer: nop\n# converted by wblab import from trace-cmd file %s\n#\n",
 			trace);
 	trace_reader_set_echo(r, tf);
+	/* the per-device graphs and stats follow one bdi: a trace of several
+	 * mixes them (a zig-zag between two devices' bandwidths) */
+	char bdis[4][WB_BDI_LEN];
+	long per_bdi[4] = { 0 };
+	int nbdi = 0, more = 0;
 	while ((rc = trace_reader_next(r, &e, err, sizeof(err))) == 1) {
+		if (e.bdi[0]) {
+			int b = 0;
+			while (b < nbdi && strcmp(bdis[b], e.bdi))
+				b++;
+			if (b == nbdi && nbdi < 4)
+				snprintf(bdis[nbdi++], sizeof(bdis[0]), "%s", e.bdi);
+			if (b < nbdi)
+				per_bdi[b]++;
+			else
+				more = 1;
+		}
 		stats_feed(s, &e);
 		if (v && events < ERA_SCAN_EVENTS)
 			mark_era(v, &e, trace_reader_lineno(r));
@@ -256,6 +272,16 @@ static int convert(struct trace_reader *r, const struct result_dir *rd, const ch
 	if (!events) {
 		wb_error("import: %s: no writeback trace events found", trace);
 		goto fail;
+	}
+	if (nbdi > 1) {
+		char list[200] = "";
+		for (int b = 0; b < nbdi; b++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s (%ld events)",
+				 b ? ", " : "", bdis[b], per_bdi[b]);
+		wb_error("import: warning: %s holds the writeback events of %s%s bdis: %s%s; its "
+			 "per-device graphs and stats mix them (keep one device's lines before importing, "
+			 "e.g. grep -v for the others' 'bdi MAJ:MIN')", trace, more ? "more than " : "",
+			 more ? "4" : nbdi == 2 ? "two" : nbdi == 3 ? "three" : "four", list, more ? ", ..." : "");
 	}
 	if (fclose(tf)) {
 		tf = NULL;

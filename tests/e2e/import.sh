@@ -155,3 +155,11 @@ printf '# tracer: nop\n#\n dd-1 [000] 1.000000: global_dirty_state: dirty=922337
 "$WBLAB" import "$tmp/huge.trace" -o "$tmp/huge" --case ext4-1dd-4k-2p-1024M-10M:5 >/dev/null 2>"$err"; rc=$?
 check "an impossible page count: exit 1, FILE:LINE and the field, no result" \
   '[ $rc -eq 1 ] && grep -qF "huge.trace:3: dirty=9223372036854775807 pages is no machine" "$err" && [ "$(wc -l <"$err")" = 1 ] && [ ! -e "$tmp/huge" ]'
+# a trace of two devices: imported, with one warning naming both bdis
+awk '/balance_dirty_pages: bdi 7:0/ { n++; if (n % 3 == 0) sub(/bdi 7:0/, "bdi 8:16") } { print }' \
+  tests/data/kernel-6.18-2dd-loop.trace >"$tmp/two.trace"
+"$WBLAB" import "$tmp/two.trace" -o "$tmp/two" --case ext4-2dd-4k-2p-24576M-100M:10 >/dev/null 2>"$err"; rc=$?
+check "two bdis in one trace: imported, one warning naming both" \
+  '[ $rc -eq 0 ] && [ "$(wc -l <"$err")" = 1 ] && grep -q "warning: .* holds the writeback events of two bdis: 7:0 ([0-9]* events), 8:16 ([0-9]* events)" "$err"'
+"$WBLAB" import tests/data/kernel-6.18-2dd-loop.trace -o "$tmp/one" --case ext4-2dd-4k-2p-24576M-100M:10 >/dev/null 2>"$err"
+check "one bdi: no warning" '[ ! -s "$err" ]'
