@@ -497,6 +497,27 @@ static int kv_parse(struct kvfile *f, FILE *fp, const char *name, int flags, cha
 			rc = -1;
 			break;
 		}
+		/* a NUL would end the value early ("5\0junk" read as 5), other
+		 * control bytes would reach the terminal in our own messages; a
+		 * byte-order mark would turn the first key into one nobody asks for */
+		int bad = -1;
+		for (ssize_t i = 0; i < len && bad < 0; i++) {
+			unsigned char c = (unsigned char)line[i];
+			if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+				bad = (int)i;
+		}
+		if (bad >= 0) {
+			snprintf(err, errlen, "%s:%d: control byte 0x%02x at column %d: not a text key/value file",
+				 name, lineno, (unsigned char)line[bad], bad + 1);
+			rc = -1;
+			break;
+		}
+		if (lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+			snprintf(err, errlen, "%s:1: starts with a UTF-8 byte-order mark (save it without one)",
+				 name);
+			rc = -1;
+			break;
+		}
 		char *key = split_kv(line, &val);
 		if (!key)
 			continue;

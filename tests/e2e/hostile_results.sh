@@ -150,4 +150,20 @@ if [ $rc = 0 ] && ! grep -q "not inlined" "$T/on.html" && [ "$(grep -c "<svg" "$
 	grep -q "Content-Security-Policy\" content=\"default-src 'none'" "$T/on.html"; then ok "an 'onset=1' group is text, inlined; the page carries a no-script policy"
 else nok "an 'onset=1' group is text, inlined; the page carries a no-script policy (rc=$rc)"; fi
 
+# a stats file with a NUL in a value, or a byte-order mark: one line naming
+# FILE:LINE, never a value cut at the NUL or a metric silently n/a
+"$W" sim -q -t 2 --no-trace -k current,3.2-ioless -o "$T/nul" ext4-1dd-4k-8p-4096M-100M:10 >/dev/null 2>&1
+NS=$(find "$T/nul" -path "*current/stats")
+for form in nul bom; do
+	cp "$NS" "$T/stats.orig"
+	if [ $form = nul ]; then printf 'write_bw 5\0junk\n' >"$NS"; else { printf '\xef\xbb\xbf'; cat "$T/stats.orig"; } >"$NS"; fi
+	"$W" compare "$T/nul" >"$T/out" 2>"$T/err"; rc=$?
+	tried=$((tried + 1))
+	want=$([ $form = nul ] && echo "stats:1: control byte 0x00 at column 11" || echo "stats:1: starts with a UTF-8 byte-order mark")
+	if [ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "$want" "$T/err" && [ ! -s "$T/out" ]; then
+		ok "stats with a $form: exit 1, one line naming FILE:LINE"
+	else nok "stats with a $form: exit 1, one line naming FILE:LINE (rc=$rc)" "$(cat "$T/err")"; fi
+	cp "$T/stats.orig" "$NS"
+done
+
 echo "# $tried hostile result inputs tried"
