@@ -555,6 +555,12 @@ static int order_columns(struct builder *b)
 		if (c < 0) {
 			bad = b->o->order[i];
 			what = "--order";
+		} else if (used[c] && !(b->o->baseline && !strcmp(b->o->baseline, b->o->order[i]))) {
+			/* C,C for C,D would drop D from the order without a word */
+			snprintf(b->err, b->errlen, "--order: '%s' given twice", b->o->order[i]);
+			free(seq);
+			free(used);
+			return -1;
 		} else if (!used[c]) {
 			seq[k++] = c;
 			used[c] = 1;

@@ -168,9 +168,12 @@ static int run_rerun(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/cmdline", dir);
 	int wc;
 	char **w;
-	if (read_line(path, line, sizeof(line), err, sizeof(err)) ||
-	    shell_split(line, &wc, &w, err, sizeof(err))) {
+	if (read_line(path, line, sizeof(line), err, sizeof(err))) {
 		wb_error("rerun: %s", err);
+		return 1;
+	}
+	if (shell_split(line, &wc, &w, err, sizeof(err))) {
+		wb_error("rerun: %s: %s", path, err);
 		return 1;
 	}
 	int oi = -1, pol = -1;

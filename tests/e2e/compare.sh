@@ -352,4 +352,7 @@ check "GEOMEAN of no row: n/a in text and tsv" \
 	'grep "GEOMEAN write_bw" "$T/g0.txt" | grep -q "n/a" && ! grep "GEOMEAN write_bw" "$T/g0.txt" | grep -q "0\.00" &&
 	 [ "$(grep -c "^GEOMEAN write_bw	.*	n/a	" "$T/g0.tsv")" = 2 ]'
 
+"$WBLAB" compare --order current,current "$T/dup" >/dev/null 2>"$T/oo.err"; rc=$?
+check "--order naming a value twice: a usage error" '[ $rc = 2 ] && grep -q "^wblab compare: --order: .current. given twice" "$T/oo.err"'
+
 check_cmd "help text" bash -c "'$WBLAB' help compare | grep -q 'usage: wblab compare'"
