@@ -316,13 +316,17 @@ check_cmd "no meta: warned" grep -q 'no meta file, fields parsed from the direct
 check_cmd "hidden .tmp. result skipped" test "$(head -1 <<<"$out" | wc -w)" -eq 2
 
 # params from another machine may hold any bytes: the JSON keeps every field
-# (not UTF-8 -> '?') and a unit separator in a value does not shift them
+# (not UTF-8 -> '?'); a control byte (here the unit separator the env records
+# are joined by) is refused by the reader, naming the file and line
 "$WBLAB" sim -q -t 5 --no-trace -o "$T/u" 'ext4-1dd-4k-8p-4096M-10M:10' >/dev/null
 for d in "$T"/u/*/*-3.1-vanilla; do printf 'x = caf\351\n' >>"$d/params"; done
-for d in "$T"/u/*/*-3.2-ioless; do printf 'x = tea\037FAKECOL\n' >>"$d/params"; done
+for d in "$T"/u/*/*-3.2-ioless; do printf 'x = tea%%FAKECOL\n' >>"$d/params"; done
 "$WBLAB" compare --format json "$T/u" >"$T/u.json" 2>/dev/null
-check "json env diff of odd bytes: valid JSON, every field kept, no field shifted" \
-	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=[x for x in d[\"env_diff\"] if x[\"key\"]==\"params.x\"][0]; assert e[\"a\"]==\"caf?\" and e[\"b\"]==\"tea?FAKECOL\" and e[\"column_b\"]==\"3.2-ioless\", e" "$T/u.json"'
+check "json env diff of odd bytes: valid JSON, every field kept" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=[x for x in d[\"env_diff\"] if x[\"key\"]==\"params.x\"][0]; assert e[\"a\"]==\"caf?\" and e[\"b\"]==\"tea%FAKECOL\" and e[\"column_b\"]==\"3.2-ioless\", e" "$T/u.json"'
+for d in "$T"/u/*/*-3.2-ioless; do printf 'y = tea\037FAKECOL\n' >>"$d/params"; done
+"$WBLAB" compare --format json "$T/u" >"$T/u.json" 2>"$T/u.err"; rc=$?
+check "a control byte in params: exit 1, FILE:LINE" '[ $rc = 1 ] && grep -q "params:[0-9]*: control byte 0x1f" "$T/u.err" && [ ! -s "$T/u.json" ]'
 
 # the same run twice in a cell (a copied tree; repeats with overlapping seeds)
 # is one repeat, not two: as two it would shrink the stddev
