@@ -44,7 +44,10 @@ static int run_trace(int argc, char **argv)
 			return 1;
 		}
 	}
-	struct trace_reader *r = trace_reader_open(p, err, sizeof(err));
+	/* a result dir's trace is read as plot and report read it: a regular
+	 * file, no symlink (a FILE named by the user may be one) */
+	struct trace_reader *r = p == arg ? trace_reader_open(p, err, sizeof(err))
+					  : trace_reader_open_result(p, err, sizeof(err));
 	if (!r) {
 		wb_error("trace: %s", err);
 		return 1;

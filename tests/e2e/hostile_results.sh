@@ -166,4 +166,12 @@ for form in nul bom; do
 	cp "$T/stats.orig" "$NS"
 done
 
+# `wblab trace DIR` reads the result's trace as plot and report do: no symlink
+mkdir -p "$T/sl"
+ln -s "$PWD/tests/data/sim-3.2-ioless-1dd.dat" "$T/sl/trace.dat"
+"$W" trace "$T/sl" >"$T/out" 2>"$T/err"; rc=$?
+tried=$((tried + 1))
+if [ $rc = 1 ] && grep -q "is a symbolic link" "$T/err" && [ ! -s "$T/out" ]; then ok "trace DIR refuses a symlinked trace.dat"
+else nok "trace DIR refuses a symlinked trace.dat (rc=$rc)" "$(cat "$T/err")"; fi
+
 echo "# $tried hostile result inputs tried"
