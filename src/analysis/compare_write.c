@@ -185,8 +185,13 @@ static json_t *jnum(double v)
 {
 	if (!isfinite(v))
 		return json_null();   /* json_real refuses it: the key would vanish */
-	if (v == floor(v) && fabs(v) < 1e15)
-		return json_integer((json_int_t)v);
+	/* integral as printed, at the 10 digits written: a geomean of
+	 * 4.99999999999 is 5, not 5.0 */
+	char buf[40];
+	snprintf(buf, sizeof(buf), "%.10g", v);
+	double r = strtod(buf, NULL);
+	if (r == floor(r) && fabs(r) < 1e15)
+		return json_integer((json_int_t)r);
 	return json_real(v);
 }
 

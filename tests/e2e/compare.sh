@@ -356,6 +356,13 @@ check "GEOMEAN of no row: n/a in text and tsv" \
 	'grep "GEOMEAN write_bw" "$T/g0.txt" | grep -q "n/a" && ! grep "GEOMEAN write_bw" "$T/g0.txt" | grep -q "0\.00" &&
 	 [ "$(grep -c "^GEOMEAN write_bw	.*	n/a	" "$T/g0.tsv")" = 2 ]'
 
+# json: an integral number as printed (10 digits) is an integer, also a geomean
+for c in ext4-1dd-4k-8p-4096M-10M:10 ext4-2dd-4k-8p-4096M-10M:10 ext4-10dd-4k-8p-4096M-10M:10; do
+	mkres "$T/gj" thresh=10M $c A 1 5; mkres "$T/gj" thresh=10M $c B 1 7
+done
+"$WBLAB" compare --geomean --format json "$T/gj" >"$T/gj.json" 2>/dev/null
+check "json geomean of 5, 5, 5 is the integer 5" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); v=d[\"geomean\"][\"values\"]; assert v==[5,7] and all(type(x) is int for x in v), v" "$T/gj.json"'
 "$WBLAB" compare --order current,current "$T/dup" >/dev/null 2>"$T/oo.err"; rc=$?
 check "--order naming a value twice: a usage error" '[ $rc = 2 ] && grep -q "^wblab compare: --order: .current. given twice" "$T/oo.err"'
 
