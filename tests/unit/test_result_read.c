@@ -170,6 +170,13 @@ static void test_only_regular_bounded_files(void **state)
 	assert_int_equal(fseek(nl, KV_MAX_BYTES - 1, SEEK_SET), 0);
 	fputc('\n', nl);
 	fclose(nl);
+	expect_load_error(big, "control byte 0x00 at column 1");   /* NULs are no text */
+	nl = fopen(big, "w");          /* blanks: a file of no keys, at the limit */
+	assert_non_null(nl);
+	for (long i = 0; i < KV_MAX_BYTES - 1; i++)
+		fputc(' ', nl);
+	fputc('\n', nl);
+	fclose(nl);
 	assert_int_equal(kvf_load(&f, big, err, sizeof(err)), 0);    /* at the limit: read */
 	assert_int_equal(f.n, 0);
 	kvf_free(&f);
