@@ -189,7 +189,7 @@ static json_t *jnum(double v)
 	 * 4.99999999999 is 5, not 5.0 */
 	char buf[40];
 	snprintf(buf, sizeof(buf), "%.10g", v);
-	double r = strtod(buf, NULL);
+	double r = fabs(v) < 1e10 ? strtod(buf, NULL) : v;   /* 10 digits hold it whole */
 	if (r == floor(r) && fabs(r) < 1e15)
 		return json_integer((json_int_t)r);
 	return json_real(v);

@@ -274,7 +274,7 @@ static int convert(struct trace_reader *r, const struct result_dir *rd, const ch
 		goto fail;
 	}
 	if (nbdi > 1) {
-		char list[200] = "";
+		char list[4 * (WB_BDI_LEN + 32)] = "";
 		for (int b = 0; b < nbdi; b++)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s (%ld events)",
 				 b ? ", " : "", bdis[b], per_bdi[b]);

@@ -186,20 +186,12 @@ int loop_backs_file(unsigned long long st_dev, unsigned long long st_ino)
  * close, and that detach sets the bdi's read_ahead_kb again: the undo of
  * read_ahead_kb, next in the journal, must wait for it.  Up to 60 s; then -1,
  * so the entries stay for another --cleanup. */
-static int wait_detached(const char *dev)
+static int wait_detached(const char *dev, const char *ident)
 {
-	struct loop_info64 li;
 	for (int tries = 0; tries < 1200; tries++) {
-		int fd = open(dev, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0)
-			return 0;   /* the node is gone with the device */
-		int r = ioctl(fd, LOOP_GET_STATUS64, &li);
-		int e = errno;
-		close(fd);
-		if (r < 0 && e == ENXIO)
+		/* detached, or already attached by someone else to another file */
+		if (!backed_by(dev, ident))
 			return 0;
-		if (r < 0)
-			break;
 		usleep(50000);
 	}
 	wb_error("%s is still held open by another process, so it is not detached yet (its read-ahead "
@@ -219,7 +211,7 @@ int loop_undo(const struct jentry *e, const char *rundir)
 	for (int tries = 0; fd >= 0 && tries < 50; tries++) {
 		if (ioctl(fd, LOOP_CLR_FD, 0) == 0 || errno == ENXIO) {
 			close(fd);
-			return wait_detached(e->args[0]);
+			return wait_detached(e->args[0], e->args[2]);
 		}
 		usleep(100000);  /* EBUSY: the file system is still going away */
 	}

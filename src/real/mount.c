@@ -57,12 +57,14 @@ int run_quiet(char *const argv[], const volatile sig_atomic_t *stop)
 		_exit(127);
 	}
 	int st, killed = 0;
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
-			return -1;
+	for (;;) {
 		/* the run is stopping: a 64G mkfs would hold the undo for half a minute */
 		if (stop && *stop && !killed)
 			killed = kill(pid, SIGKILL) == 0;
+		if (waitpid(pid, &st, 0) >= 0)
+			break;
+		if (errno != EINTR)
+			return -1;
 	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
@@ -82,6 +84,10 @@ int mkfs_run(const char *fs, const char *dev, const volatile sig_atomic_t *stop,
 		argv[argc++] = t;
 	argv[argc++] = (char *)dev;
 	argv[argc] = NULL;
+	if (stop && *stop) {   /* stopped before it began */
+		err[0] = 0;
+		return -1;
+	}
 	int rc = run_quiet(argv, stop);
 	if (rc && stop && *stop) {
 		err[0] = 0;   /* stopped by the run's signal, not a failure of mkfs */

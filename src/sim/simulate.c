@@ -202,6 +202,14 @@ static void on_stop(int sig)
 
 static const int stop_signals[] = { SIGTERM, SIGINT, SIGHUP };
 
+static int is_stop_signal(int sig)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(stop_signals); k++)
+		if (stop_signals[k] == sig)
+			return 1;
+	return 0;
+}
+
 /* The worker's job, for on_exit: a plug-in hook that calls exit() ends the
  * run without the normal path's message or cleanup. */
 static const struct sim_job *worker_job;
@@ -230,18 +238,28 @@ static void worker_exit_called(int status, void *arg)
 
 /* A worker that ended any other way than simulate_one's return: one line
  * naming the job, and its half-written result removed.  1 if it failed. */
+
+
 static int reap_worker(const struct sim_job *j, pid_t pid, int status)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		/* a commit renames the worker's hidden dir to the result: it is
+		 * gone after a success, and still there after an _exit(0) in the
+		 * middle of the run (the result of that name may be an older one) */
 		struct result_dir rd;
-		char err[256];
-		if (result_set_name(&rd, j->out, &j->c, j->kernel_name, j->run > 1 ? j->run : 1, err,
-				    sizeof(err)) == 0 && access(rd.final_path, F_OK) == 0)
+		char err[256], tmp[4400];
+		int made = result_set_name(&rd, j->out, &j->c, j->kernel_name, j->run > 1 ? j->run : 1, err,
+					   sizeof(err)) == 0 && access(rd.final_path, F_OK) == 0;
+		int left = !result_tmp_path(tmp, sizeof(tmp), j->out, &j->c, j->kernel_name,
+					    j->run > 1 ? j->run : 1, (int)pid) && access(tmp, F_OK) == 0;
+		if (made && !left)
 			return 0;
 		wb_error("%s/%s under %s: the run ended (status 0) without writing its result%s", j->c.group,
 			 j->c.name, j->model->name,
 			 j->model->plugin_path ? " (the policy plug-in called _exit()?)" : "");
-	} else if (WIFSIGNALED(status)) {
+	} else if (WIFSIGNALED(status) && !stop_signal && !is_stop_signal(WTERMSIG(status))) {
+		/* (a worker stopped with wblab, as by a signal to the whole
+		 * process group, needs no line of its own) */
 		int sig = WTERMSIG(status);
 		wb_error("%s/%s under %s: the run died of signal %d (%s)%s; its result is not written",
 			 j->c.group, j->c.name, j->model->name, sig, strsignal(sig),

@@ -363,6 +363,11 @@ done
 "$WBLAB" compare --geomean --format json "$T/gj" >"$T/gj.json" 2>/dev/null
 check "json geomean of 5, 5, 5 is the integer 5" \
 	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); v=d[\"geomean\"][\"values\"]; assert v==[5,7] and all(type(x) is int for x in v), v" "$T/gj.json"'
+mkres "$T/gb" thresh=10M ext4-1dd-4k-8p-4096M-10M:10 A 1 123456789012
+mkres "$T/gb" thresh=10M ext4-1dd-4k-8p-4096M-10M:10 B 1 123456789013
+"$WBLAB" compare --format json "$T/gb" >"$T/gb.json" 2>/dev/null
+check "json keeps an integer of 12 digits whole" \
+	'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); v=d[\"rows\"][0][\"cells\"]; assert [c[\"mean\"] for c in v]==[123456789012,123456789013], v" "$T/gb.json"'
 "$WBLAB" compare --order current,current "$T/dup" >/dev/null 2>"$T/oo.err"; rc=$?
 check "--order naming a value twice: a usage error" '[ $rc = 2 ] && grep -q "^wblab compare: --order: .current. given twice" "$T/oo.err"'
 
