@@ -17,6 +17,22 @@
 static const char *const produced[] = { "stats", "params", "meta", "trace", "trace.dat", "plot-series",
 						    "mountstats" };
 
+/* When the two params name the plug-in by different hashes, say so: the
+ * .so the result's cmdline names was rebuilt or replaced since. */
+static void policy_note(const char *dir, const char *a, const char *b)
+{
+	struct kvfile x, y;
+	char err[512];
+	int bad = kvf_load(&x, a, err, sizeof(err));
+	bad |= kvf_load(&y, b, err, sizeof(err));
+	const struct kv *hx = bad ? NULL : kvf_get(&x, "policy_fnv1a64"), *hy = bad ? NULL : kvf_get(&y, "policy_fnv1a64");
+	if (hx && hy && strcmp(hx->val, hy->val))
+		printf("%s: the plug-in file changed since the result was made (policy_fnv1a64 %s, now %s)\n",
+		       dir, hx->val, hy->val);
+	kvf_free(&x);
+	kvf_free(&y);
+}
+
 static int read_line(const char *path, char *buf, size_t n, char *err, size_t errlen)
 {
 	FILE *f = fopen_regular(path, 1, err, errlen);   /* a FIFO would block the open */
@@ -222,7 +238,9 @@ static int run_rerun(int argc, char **argv)
 			wb_error("rerun: the command failed (status %d): %s", rc, line);
 		differ = -1;
 	}
-	for (size_t i = 0; !differ && i < ARRAY_SIZE(produced); i++) {
+	/* every file that differs, not only the first: a rebuilt plug-in shows
+	 * as its params' hash as well as in what it changed */
+	for (size_t i = 0; differ >= 0 && i < ARRAY_SIZE(produced); i++) {
 		char a[4300], b[4400];
 		snprintf(a, sizeof(a), "%s/%s", dir, produced[i]);
 		snprintf(b, sizeof(b), "%s/%s", rel, produced[i]);
@@ -240,6 +258,8 @@ static int run_rerun(int argc, char **argv)
 				printf("%s: %s differs from the rerun (%s)\n", dir, produced[i], b);
 			else
 				printf("%s: %s differs from the rerun (-k keeps it)\n", dir, produced[i]);
+			if (!strcmp(produced[i], "params"))
+				policy_note(dir, a, b);
 			differ = 1;
 		}
 	}

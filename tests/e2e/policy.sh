@@ -157,4 +157,13 @@ OUT=$(grep -v "^differs: \|^warning: " <<<"$OUT")   # the tables themselves
 check "policy-table.sh prints both tables" \
 	'[ "$(grep -c "TOTAL write_bw" <<<"$OUT")" = 2 ] && grep -q "against current" <<<"$OUT" &&
 	 [ "$(grep -c "policy-bg_setpoint" <<<"$OUT")" = 2 ] && [ "$(grep -c "thresh=" <<<"$OUT")" = 48 ]'
+# a plug-in rebuilt since its result was made: rerun lists every differing
+# file and names the changed plug-in by its hash
+so rb 'static const struct wblab_policy p = { WBLAB_POLICY_HEADER("rb", "3.2 as is") }; WBLAB_POLICY(p)'
+"$WBLAB" sim -q -j1 --policy "$T/rb.so" -t 5 -o "$T/rb" "$CASE" >/dev/null 2>&1
+so rb 'int rb_extra(void); int rb_extra(void) { return 1; }
+static const struct wblab_policy p = { WBLAB_POLICY_HEADER("rb", "3.2 as is") }; WBLAB_POLICY(p)'
+"$WBLAB" rerun --allow-policy "$T/rb/thresh=1M/$CASE-policy-rb" >"$T/rb.out" 2>&1; rc=$?
+check "rerun of a rebuilt plug-in: exit 1, params differs, the plug-in's hash named" \
+	'[ $rc = 1 ] && grep -q "params differs from the rerun" "$T/rb.out" && grep -q "the plug-in file changed since the result was made (policy_fnv1a64 [0-9a-f]*, now [0-9a-f]*)" "$T/rb.out"'
 echo "1..$TAP_N"
