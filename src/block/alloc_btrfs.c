@@ -23,7 +23,7 @@ static void *btrfs_create(uint64_t capacity_sectors)
  * against the raised figure.  The model's dirty pages of a file are
  * contiguous from writeback_index, so the range is the file's dirty pages
  * up to 128 MiB. */
-static int64_t btrfs_writepages_bump(const struct sim *s, int64_t nr_to_write, uint64_t contig, int64_t *giveback)
+static int64_t writepage_delalloc_bump(const struct sim *s, int64_t nr_to_write, uint64_t contig, int64_t *giveback)
 {
 	(void)s;
 	*giveback = 0;
@@ -46,5 +46,5 @@ static uint64_t btrfs_map(void *a, struct inode *inode, uint64_t off, uint64_t w
 
 const struct blk_alloc_type alloc_btrfs = {
 	.name = "btrfs", .create = btrfs_create, .destroy = alloc_base_destroy, .map = btrfs_map,
-	.writepages_bump = btrfs_writepages_bump,
+	.writepages_bump = writepage_delalloc_bump,
 };

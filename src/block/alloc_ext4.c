@@ -36,7 +36,7 @@
  * writes nr_to_write, so the current model has no raise.  The model's dirty
  * pages of a file are contiguous from writeback_index (sequential writers
  * only on local file systems), so the count is the file's dirty pages. */
-static int64_t ext4_writepages_bump(const struct sim *s, int64_t nr_to_write, uint64_t contig, int64_t *giveback)
+static int64_t ext4_da_writepages_bump(const struct sim *s, int64_t nr_to_write, uint64_t contig, int64_t *giveback)
 {
 	*giveback = 0;
 	if (s->model->era == ERA_6X)
@@ -98,5 +98,5 @@ static uint64_t ext4_map(void *a, struct inode *inode, uint64_t off, uint64_t wa
 
 const struct blk_alloc_type alloc_ext4 = {
 	.name = "ext4", .create = ext4_create, .destroy = alloc_base_destroy, .map = ext4_map,
-	.writepages_bump = ext4_writepages_bump,
+	.writepages_bump = ext4_da_writepages_bump,
 };
