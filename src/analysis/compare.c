@@ -614,19 +614,8 @@ static int env_same(const struct kvfile *x, const struct kvfile *y)
 /* the two stats files byte for byte: every metric, not only the one shown */
 static int same_stats(const char *a, const char *b)
 {
-	char *pa = xprintf("%s/stats", a), *pb = xprintf("%s/stats", b), err[256];
-	FILE *fa = fopen_regular(pa, 1, err, sizeof(err)), *fb = fopen_regular(pb, 1, err, sizeof(err));
-	int same = fa && fb;
-	while (same) {
-		int ca = getc(fa), cb = getc(fb);
-		same = ca == cb;
-		if (ca == EOF)
-			break;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
+	char *pa = xprintf("%s/stats", a), *pb = xprintf("%s/stats", b);
+	int same = files_same(pa, pb);
 	free(pa);
 	free(pb);
 	return same;

@@ -943,9 +943,8 @@ static void axis_range(struct axis *a, const struct line *l, int n, int y2, doub
 	if (!a->used) {
 		if (a->log && a->zeros) {   /* only zeros: a floor at 1 */
 			a->used = 1;
-			a->lo = a->max = a->hi = 4;
-			a->floor = 1;
-			a->lo = a->floor;
+			a->max = a->hi = 4;
+			a->lo = a->floor = 1;
 		}
 		return;
 	}

@@ -49,25 +49,6 @@ static int read_line(const char *path, char *buf, size_t n, char *err, size_t er
 }
 
 /* 1 when a and b hold the same bytes (both missing counts as the same). */
-static int same_file(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
-	int same = !fa && !fb;
-	if (fa && fb) {
-		int ca, cb;
-		do {
-			ca = getc(fa);
-			cb = getc(fb);
-		} while (ca == cb && ca != EOF);
-		same = ca == cb;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
 static int run_child(char **argv)
 {
 	fflush(NULL);
@@ -253,7 +234,7 @@ static int run_rerun(int argc, char **argv)
 			printf("%s: %s is %s\n", dir, produced[i],
 			       in_a ? "not made by the rerun" : "missing, the rerun made one");
 			differ = 1;
-		} else if (!same_file(a, b)) {
+		} else if (!files_same(a, b)) {
 			if (keep)
 				printf("%s: %s differs from the rerun (%s)\n", dir, produced[i], b);
 			else

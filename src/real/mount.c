@@ -159,9 +159,7 @@ static long fs_magic(const char *fs)
 	return 0;
 }
 
-/* 1 when dir is the root of a mount of type fs (statx STATX_ATTR_MOUNT_ROOT and
- * the statfs magic), found without following links. */
-static int mount_root_of(const char *dir, const char *fs)
+int mount_root_of(const char *dir, const char *fs)
 {
 	struct statx sx;
 	struct statfs sf;

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 #include "tracefs.h"
 #include "fileio.h"
@@ -108,8 +107,6 @@ int real_tracefs_instance(struct journal *j, const char *root, const char *name,
 	return enable_events(t, bdi, err, errlen);
 }
 
-#define TRACEFS_MAGIC 0x74726163
-
 static int instance_rmdir(const char *path)
 {
 	for (int tries = 0; tries < 50; tries++) {
@@ -131,11 +128,9 @@ static int instance_undo_elsewhere(const char *name)
 {
 	static const char dir[] = WBLAB_STATE_DIR "/tracefs-undo";
 	char p[sizeof(dir) + 1100];
-	struct statfs sf;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -1;
-	int mounted = statfs(dir, &sf) == 0 && sf.f_type == TRACEFS_MAGIC;
-	if (!mounted && mount("nodev", dir, "tracefs", 0, NULL))
+	if (!mount_root_of(dir, "tracefs") && mount("nodev", dir, "tracefs", 0, NULL))
 		return -1;
 	snprintf(p, sizeof(p), "%s/instances/%s", dir, name);
 	int rc = instance_rmdir(p);
@@ -157,8 +152,7 @@ int instance_undo(const struct jentry *e)
 	char *cut = strstr(root, "/instances/");
 	if (cut)
 		*cut = 0;
-	struct statfs sf;
-	int through_run = cut && statfs(root, &sf) == 0 && sf.f_type == TRACEFS_MAGIC;
+	int through_run = cut && mount_root_of(root, "tracefs");
 	/* only a name this runner makes: a journal line cannot name another's instance */
 	if (strncmp(name, "wblab-", 6) || strspn(name + 6, "0123456789") != strlen(name + 6) || !name[6])
 		return -1;

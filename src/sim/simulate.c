@@ -238,8 +238,6 @@ static void worker_exit_called(int status, void *arg)
 
 /* A worker that ended any other way than simulate_one's return: one line
  * naming the job, and its half-written result removed.  1 if it failed. */
-
-
 static int reap_worker(const struct sim_job *j, pid_t pid, int status)
 {
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {

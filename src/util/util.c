@@ -353,3 +353,21 @@ int control_byte_at(const char *s)
 			return (int)(p - (const unsigned char *)s);
 	return -1;
 }
+
+int files_same(const char *a, const char *b)
+{
+	char err[256];
+	FILE *fa = fopen_regular(a, 1, err, sizeof(err)), *fb = fopen_regular(b, 1, err, sizeof(err));
+	int same = fa && fb;
+	while (same) {
+		int ca = getc(fa), cb = getc(fb);
+		same = ca == cb;
+		if (ca == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}

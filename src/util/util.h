@@ -33,6 +33,8 @@ int parse_double(const char *s, double *v);
  * too (files inside a result directory are never links).  NULL with a
  * one-line reason naming path in err. */
 FILE *fopen_regular(const char *path, int nofollow, char *err, size_t errlen);
+/* 1 when a and b are regular files (no symlinks) with the same bytes. */
+int files_same(const char *a, const char *b);
 
 /* In a worker just forked from parent: it gets SIGTERM when the parent dies
  * (a `kill PID` of wblab must not leave its workers running and committing
